@@ -1,0 +1,161 @@
+/**
+ * Field declarations: the scalar attributes of a resource. Each helper returns plain data the
+ * engine reads to build validation, SQL, filters and the OpenAPI schema; nothing here runs.
+ */
+
+interface FieldCommon {
+  /** Short English description; German names explained (shown in the schema). */
+  description: string;
+  /** Must be present on create and replace. */
+  required?: boolean;
+  /** May be null. Defaults to true for optional fields without a default. */
+  nullable?: boolean;
+  /** Served but never written by clients (values sent are ignored). */
+  readOnly?: boolean;
+  /** A list filter named after the field (enum, state and boolean fields have one unless `false`). */
+  filter?: boolean;
+  /** Part of the `?search=` text match. */
+  search?: boolean;
+  /** Allowed in `?ordering=` (default true). */
+  orderable?: boolean;
+  /** A database unique constraint; a duplicate answers 400 under the field. */
+  unique?: boolean;
+}
+
+export interface StringField extends FieldCommon {
+  type: 'string';
+  maxLength: number;
+  /** Blank strings are refused unless this is true. */
+  allowBlank?: boolean;
+  default?: string;
+}
+/** Unbounded text (markdown). */
+export interface TextField extends FieldCommon {
+  type: 'text';
+  allowBlank?: boolean;
+  default?: string;
+}
+export interface EmailField extends FieldCommon {
+  type: 'email';
+  maxLength: number;
+  default?: string;
+}
+export interface UrlField extends FieldCommon {
+  type: 'url';
+  maxLength: number;
+  default?: string;
+}
+/** A UI colour class: base name plus an optional modifier (`blue lighten-2`). */
+export interface ColorField extends FieldCommon {
+  type: 'color';
+  default?: string;
+}
+export interface IntegerField extends FieldCommon {
+  type: 'integer';
+  minimum?: number;
+  maximum?: number;
+  default?: number;
+}
+/** Exact decimal, stored as numeric(digits, decimals), sent and served as a string. */
+export interface DecimalField extends FieldCommon {
+  type: 'decimal';
+  digits: number;
+  decimals: number;
+  minimum?: number;
+  maximum?: number;
+  default?: string;
+}
+export interface BooleanField extends FieldCommon {
+  type: 'boolean';
+  default?: boolean;
+}
+/** Calendar date `YYYY-MM-DD`; lists get `<name>_from` and `<name>_to` filters. */
+export interface DateField extends FieldCommon {
+  type: 'date';
+}
+export interface DateTimeField extends FieldCommon {
+  type: 'datetime';
+}
+/** Time of day `HH:MM` or `HH:MM:SS`. */
+export interface TimeField extends FieldCommon {
+  type: 'time';
+}
+/** JSON with a declared shape (a JSON Schema the value must satisfy). */
+export interface JsonField extends FieldCommon {
+  type: 'json';
+  schema: Record<string, unknown>;
+  default?: unknown;
+}
+export interface EnumField<V extends string = string> extends FieldCommon {
+  type: 'enum';
+  values: readonly V[];
+  default?: NoInfer<V>;
+  /**
+   * Not stored: computed from the record a foreign key points at, e.g. an issue's classification
+   * from its tracker's visibility. Read-only and filterable.
+   */
+  derived?: { via: string; field: string; map: Readonly<Record<string, V>> };
+}
+/**
+ * A lifecycle: an enum whose changes follow declared transitions. Moves are recorded.
+ * `transitions[from]` lists the states reachable from `from`; a state without an entry is final.
+ */
+export interface StateField<V extends string = string> extends FieldCommon {
+  type: 'state';
+  values: readonly V[];
+  default: NoInfer<V>;
+  /** States a record may be created in. */
+  initial: readonly NoInfer<V>[];
+  transitions: { readonly [S in V]?: readonly NoInfer<V>[] };
+}
+/** A password: write-only, at least `minLength` characters, stored as a scrypt hash. */
+export interface PasswordField extends FieldCommon {
+  type: 'password';
+  minLength: number;
+}
+/** A list of permission names (`app.action_model`), each checked against the registry. */
+export interface PermissionListField extends FieldCommon {
+  type: 'permissions';
+}
+
+export type FieldSpec =
+  | StringField
+  | TextField
+  | EmailField
+  | UrlField
+  | ColorField
+  | IntegerField
+  | DecimalField
+  | BooleanField
+  | DateField
+  | DateTimeField
+  | TimeField
+  | JsonField
+  | EnumField
+  | StateField
+  | PasswordField
+  | PermissionListField;
+
+export type FieldType = FieldSpec['type'];
+
+type Options<T extends FieldSpec> = Omit<T, 'type'>;
+
+/** Field helpers: `field.string({ maxLength: 255, required: true, description: '…' })`. */
+export const field = {
+  string: (o: Options<StringField>): StringField => ({ type: 'string', ...o }),
+  text: (o: Options<TextField>): TextField => ({ type: 'text', ...o }),
+  email: (o: Options<EmailField>): EmailField => ({ type: 'email', ...o }),
+  url: (o: Options<UrlField>): UrlField => ({ type: 'url', ...o }),
+  color: (o: Options<ColorField>): ColorField => ({ type: 'color', ...o }),
+  integer: (o: Options<IntegerField>): IntegerField => ({ type: 'integer', ...o }),
+  decimal: (o: Options<DecimalField>): DecimalField => ({ type: 'decimal', ...o }),
+  boolean: (o: Options<BooleanField>): BooleanField => ({ type: 'boolean', ...o }),
+  date: (o: Options<DateField>): DateField => ({ type: 'date', ...o }),
+  datetime: (o: Options<DateTimeField>): DateTimeField => ({ type: 'datetime', ...o }),
+  time: (o: Options<TimeField>): TimeField => ({ type: 'time', ...o }),
+  json: (o: Options<JsonField>): JsonField => ({ type: 'json', ...o }),
+  enum: <const V extends string>(o: Options<EnumField<V>>): EnumField<V> => ({ type: 'enum', ...o }),
+  state: <const V extends string>(o: Options<StateField<V>>): StateField<V> => ({ type: 'state', ...o }),
+  password: (o: Options<PasswordField>): PasswordField => ({ type: 'password', ...o }),
+  permissions: (o: Options<PermissionListField>): PermissionListField => ({ type: 'permissions', ...o }),
+};

@@ -1,0 +1,55 @@
+/**
+ * Relation declarations. A foreign key `x` is written as `x_id` and read as `x`; a many-to-many
+ * `xs` is written as its `writeName` (`x_ids`) and read as `xs`, an ascending array of ids.
+ * Targets are resource keys (`issue/tracker`, `user`), checked when the registry boots.
+ */
+
+/** What deleting the target does to records pointing at it. */
+export type DeleteRule = 'protect' | 'cascade' | 'set null';
+
+interface ForeignKeyCommon {
+  kind: 'fk';
+  /** Resource key of the target, e.g. `issue/tracker`. */
+  target: string;
+  description: string;
+  readOnly?: boolean;
+  /** A list filter named after the relation (default true). */
+  filter?: boolean;
+  /** The target is this resource and the links must not form a cycle. */
+  tree?: boolean;
+}
+/** A required key cannot be set to null, so deleting its target cannot `set null`. */
+export type ForeignKey = ForeignKeyCommon &
+  ({ required: true; onDelete: 'protect' | 'cascade' } | { required?: false; onDelete: DeleteRule });
+
+export interface ManyToMany {
+  kind: 'm2m';
+  target: string;
+  description: string;
+  /** Name of the write field, e.g. `category_ids`. */
+  writeName: string;
+  /** Join table with a composite primary key (sourceColumn, targetColumn). */
+  table: string;
+  sourceColumn: string;
+  targetColumn: string;
+  readOnly?: boolean;
+  /** A list filter named after the relation: records linked to the given id (default true). */
+  filter?: boolean;
+  /**
+   * Linked records must share a parent with this record: `{ local: 'tracker', remote: 'tracker' }`
+   * means each target's `tracker` must equal this record's `tracker`.
+   */
+  sameParent?: { local: string; remote: string };
+}
+
+export type RelationSpec = ForeignKey | ManyToMany;
+
+type FkOptions = Omit<ForeignKeyCommon, 'kind' | 'target'> &
+  ({ required: true; onDelete: 'protect' | 'cascade' } | { required?: false; onDelete: DeleteRule });
+
+export const fk = (target: string, o: FkOptions): ForeignKey => ({ kind: 'fk', target, ...o });
+export const m2m = (target: string, o: Omit<ManyToMany, 'kind' | 'target'>): ManyToMany => ({
+  kind: 'm2m',
+  target,
+  ...o,
+});

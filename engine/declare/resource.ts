@@ -1,0 +1,70 @@
+/**
+ * A resource declaration: everything the engine needs to serve `/api/<module>/<name>`.
+ * `defineResource` only checks the declaration's shape at compile time and returns it;
+ * the registry checks cross-references (targets, rule fields) when the service boots.
+ */
+import type { FieldSpec } from './fields.js';
+import type { RelationSpec } from './relations.js';
+
+/**
+ * Object-access rules, compiled to SQL predicates over the record's row. Superusers pass all.
+ * Keys name the resource's own fields and relations.
+ */
+export type AccessRule<K extends string = string> =
+  | { readonly any: readonly AccessRule<K>[] }
+  | { readonly all: readonly AccessRule<K>[] }
+  /** The field's value is one of these. */
+  | { readonly field: K; readonly in: readonly string[] }
+  /** This foreign key to `user` is the caller. */
+  | { readonly userIs: K }
+  /** This many-to-many to `user` contains the caller. */
+  | { readonly userAmong: K }
+  /** This many-to-many to `customgroup` contains one of the caller's groups. */
+  | { readonly groupAmong: K }
+  /** The record this foreign key points at passes its resource's rule for `action`. */
+  | { readonly via: K; readonly action: 'view' | 'change' };
+
+export interface ObjectAccess<K extends string = string> {
+  /** Who sees a record beyond superusers; others get 404 and never find it in a list. */
+  readonly view?: AccessRule<K>;
+  /** Who may change or delete a record they can see; others get 403. */
+  readonly change?: AccessRule<K>;
+}
+
+/** Cross-field rules checked on every write, inside its transaction. */
+export type RecordRule<K extends string = string> =
+  /** `later` must not be before `earlier` when both are set (400 under `later`). */
+  | { readonly kind: 'order'; readonly earlier: K; readonly later: K }
+  /** Records with the same `scope` must not have overlapping [start, end) periods (400 under `start`). */
+  | { readonly kind: 'noOverlap'; readonly scope: K; readonly start: K; readonly end: K };
+
+export interface ResourceDeclaration<
+  F extends Record<string, FieldSpec> = Record<string, FieldSpec>,
+  R extends Record<string, RelationSpec> = Record<string, RelationSpec>,
+> {
+  /** Module the resource belongs to: its tag, path segment and default permission app. */
+  readonly module: string;
+  /** Resource segment of the path (`lesson-progress`). */
+  readonly name: string;
+  /** Path when it is not `/api/<module>/<name>` (e.g. `/api/user`). */
+  readonly path?: string;
+  readonly table: string;
+  /** Human title for documentation, e.g. `Employee (Mitarbeitende)`. */
+  readonly title: string;
+  readonly description: string;
+  /** Permission app label and model name when they differ from module and name. */
+  readonly permission?: { readonly app?: string; readonly model?: string };
+  readonly fields: F;
+  readonly relations?: R & { readonly [K in keyof F]?: never };
+  /** Default list order (`['-created']`); ties are always broken by id. */
+  readonly ordering?: readonly NoInfer<`${'' | '-'}${keyof F & string}`>[];
+  readonly access?: ObjectAccess<NoInfer<(keyof F | keyof R | 'created_by') & string>>;
+  readonly rules?: readonly RecordRule<NoInfer<(keyof F | keyof R) & string>>[];
+}
+
+export function defineResource<
+  const F extends Record<string, FieldSpec>,
+  const R extends Record<string, RelationSpec> = Record<never, RelationSpec>,
+>(declaration: ResourceDeclaration<F, R>): ResourceDeclaration {
+  return declaration as unknown as ResourceDeclaration;
+}

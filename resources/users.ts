@@ -1,0 +1,54 @@
+/** Users and groups (`/api/user`, `/api/customgroup`): who signs in, and which permissions they hold. */
+import { defineResource, field, m2m } from '../engine/declare/index.js';
+
+export const user = defineResource({
+  module: 'users',
+  name: 'user',
+  path: '/api/user',
+  table: 'users',
+  title: 'User',
+  description: 'A person who signs in. Permissions come from groups; superusers hold all.',
+  fields: {
+    username: field.string({ maxLength: 150, required: true, unique: true, search: true, description: 'Unique sign-in name.' }),
+    email: field.email({ maxLength: 254, search: true, description: 'E-mail address.' }),
+    first_name: field.string({ maxLength: 150, allowBlank: true, search: true, description: 'Given name.' }),
+    last_name: field.string({ maxLength: 150, allowBlank: true, search: true, description: 'Family name.' }),
+    is_active: field.boolean({ default: true, description: 'Inactive users cannot sign in; their tokens and sessions stop working.' }),
+    is_superuser: field.boolean({ default: false, description: 'Holds every permission and sees every record.' }),
+    password: field.password({ minLength: 8, description: 'Write-only; at least 8 characters; stored as a scrypt hash.' }),
+    last_login: field.datetime({ readOnly: true, description: 'Time of the last successful sign-in.' }),
+  },
+  relations: {
+    groups: m2m('customgroup', {
+      writeName: 'group_ids',
+      table: 'users_groups',
+      sourceColumn: 'user_id',
+      targetColumn: 'group_id',
+      description: 'Groups the user belongs to.',
+    }),
+  },
+});
+
+export const customgroup = defineResource({
+  module: 'users',
+  name: 'customgroup',
+  path: '/api/customgroup',
+  table: 'groups',
+  title: 'Group',
+  description: 'A group of users; its permissions are granted to every member.',
+  fields: {
+    name: field.string({ maxLength: 150, required: true, unique: true, search: true, description: 'Unique group name.' }),
+    permissions: field.permissions({ description: 'Permission names (`app.action_model`) granted to the members.' }),
+  },
+  relations: {
+    users: m2m('user', {
+      writeName: 'user_ids',
+      table: 'users_groups',
+      sourceColumn: 'group_id',
+      targetColumn: 'user_id',
+      description: 'Members of the group.',
+    }),
+  },
+});
+
+export default [user, customgroup];
