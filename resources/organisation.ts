@@ -1,5 +1,5 @@
-/** Organisation module: employees and the structure they work in. */
-import { defineResource, field, fk } from '../engine/declare/index.js';
+/** Organisation module: employees, the units and functions they work in, their employment terms and skills. */
+import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
 
 export const mitarbeitende = defineResource({
   module: 'organisation',
@@ -24,9 +24,164 @@ export const mitarbeitende = defineResource({
   relations: {
     user: fk('user', { onDelete: 'set null', description: 'User account the employee signs in with.' }),
     supervisor: fk('organisation/mitarbeitende', { onDelete: 'set null', tree: true, description: 'Direct supervisor (Vorgesetzte).' }),
+    orgunit: fk('organisation/orgunit', { onDelete: 'set null', description: 'Main organisational unit the employee belongs to.' }),
   },
   ordering: ['nachname', 'vorname'],
   rules: [{ kind: 'order', earlier: 'entry_date', later: 'exit_date' }],
 });
 
-export default [mitarbeitende];
+export const orgunit = defineResource({
+  module: 'organisation',
+  name: 'orgunit',
+  table: 'organisation_orgunit',
+  title: 'Organisational unit (Organisationseinheit)',
+  description: 'A department, team or other unit of the organisation chart, organised as a tree.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the unit.' }),
+    number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Unit number or short code.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Purpose and tasks of the unit (markdown).' }),
+    state: field.state({
+      values: ['draft', 'active', 'archived'],
+      default: 'draft',
+      initial: ['draft', 'active'],
+      transitions: { draft: ['active', 'archived'], active: ['archived'], archived: ['active'] },
+      description: 'Lifecycle: draft (Entwurf), active (Aktiv, shown in the org chart) or archived (Archiviert).',
+    }),
+    email: field.email({ maxLength: 254, description: 'Contact e-mail address of the unit.' }),
+    phone: field.string({ maxLength: 50, allowBlank: true, description: 'Contact phone number of the unit.' }),
+    website: field.url({ maxLength: 500, description: 'Website of the unit.' }),
+    show_in_orgchart: field.boolean({ default: true, description: 'Whether the unit appears in the org chart.' }),
+    staff_position: field.boolean({ default: false, description: 'Staff position (Stabsstelle) drawn beside, not below, its parent.' }),
+    planned_fte: field.integer({ minimum: 0, maximum: 100000, description: 'Planned staffing in FTE percent (100 = one full-time position).' }),
+  },
+  relations: {
+    // set null: sub-units survive as top-level units; units are normally archived, not deleted
+    parent: fk('organisation/orgunit', { onDelete: 'set null', tree: true, description: 'Parent unit; null for a top-level unit.' }),
+    head: fk('organisation/mitarbeitende', { onDelete: 'set null', description: 'Employee who leads the unit (Leitung).' }),
+    admins: m2m('user', {
+      writeName: 'admin_ids',
+      table: 'organisation_orgunit_admins',
+      sourceColumn: 'orgunit_id',
+      targetColumn: 'user_id',
+      description: 'Users who administer the unit and its members.',
+    }),
+    hr_admins: m2m('user', {
+      writeName: 'hr_admin_ids',
+      table: 'organisation_orgunit_hr_admins',
+      sourceColumn: 'orgunit_id',
+      targetColumn: 'user_id',
+      description: "HR administrators of the unit; they also manage its members' private data.",
+    }),
+  },
+});
+
+export const funktionen = defineResource({
+  module: 'organisation',
+  name: 'funktionen',
+  table: 'organisation_funktionen',
+  title: 'Function (Funktion)',
+  description: 'A role such as quality manager that employees hold; used as responsible, reviewing or approving role across modules.',
+  fields: {
+    abbreviation: field.string({ maxLength: 20, allowBlank: true, search: true, description: 'Short form, e.g. `QMB`.' }),
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the function.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Tasks of the function (markdown).' }),
+    competences: field.text({ allowBlank: true, description: 'Competences (Kompetenzen) the function holds (markdown).' }),
+    responsibility: field.text({ allowBlank: true, description: 'Responsibility (Verantwortung) the function carries (markdown).' }),
+    archived: field.boolean({ default: false, description: 'Archived functions are kept but no longer offered for selection.' }),
+  },
+});
+
+export const membership = defineResource({
+  module: 'organisation',
+  name: 'membership',
+  table: 'organisation_membership',
+  title: 'Membership (Mitgliedschaft)',
+  description: 'An employee belonging to an organisational unit for a period, optionally in a function.',
+  fields: {
+    start: field.date({ description: 'First day of the membership.' }),
+    end: field.date({ description: 'Last day of the membership; null = open-ended. Ended memberships stay as history.' }),
+    degree: field.integer({ minimum: 0, maximum: 100, description: 'Share of the employment degree spent in this unit, in percent.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Notes on the membership.' }),
+    show_in_orgchart: field.boolean({ default: true, description: 'Whether the membership appears in the org chart.' }),
+  },
+  relations: {
+    // cascade: memberships are part of the employee's record
+    employee: fk('organisation/mitarbeitende', { required: true, onDelete: 'cascade', description: 'Employee who is a member.' }),
+    // protect: a unit with membership history is archived rather than deleted
+    orgunit: fk('organisation/orgunit', { required: true, onDelete: 'protect', description: 'Unit the employee belongs to.' }),
+    function: fk('organisation/funktionen', { onDelete: 'set null', description: 'Function (Funktion) the employee holds in the unit.' }),
+  },
+  rules: [{ kind: 'order', earlier: 'start', later: 'end' }],
+});
+
+export const salary = defineResource({
+  module: 'organisation',
+  name: 'salary',
+  table: 'organisation_salary',
+  title: 'Employment terms (Anstellungsverhältnis)',
+  description: 'The terms of an employment relationship for a period: degree, target hours, vacation and salary.',
+  fields: {
+    valid_from: field.date({ required: true, description: 'First day these terms apply.' }),
+    valid_to: field.date({ description: 'Last day these terms apply; null = open-ended.' }),
+    amount: field.decimal({ digits: 14, decimals: 2, minimum: 0, description: 'Salary amount per wage period, in `currency`.' }),
+    currency: field.enum({ values: ['CHF', 'EUR', 'USD'], default: 'CHF', description: 'Currency of the amount.' }),
+    wage_type: field.enum({
+      values: ['monthly', 'hourly', 'yearly'],
+      default: 'monthly',
+      description: 'Wage period the amount refers to: monthly, hourly or yearly.',
+    }),
+    degree: field.integer({ minimum: 0, maximum: 100, description: 'Employment degree (Pensum) in percent.' }),
+    weekly_hours: field.decimal({ digits: 5, decimals: 2, minimum: 0, maximum: 168, description: 'Weekly target working hours; the daily target is a fifth of it.' }),
+    work_time_model: field.enum({
+      values: ['standard', 'half_day_flex', 'fixed_hours'],
+      default: 'standard',
+      description: 'Work-time model: standard (degree or weekly hours), half_day_flex (half days per weekday) or fixed_hours (hours per weekday).',
+    }),
+    trust_based: field.boolean({ default: false, description: 'Trust-based working time (Vertrauensarbeitszeit): no target hours, flextime always 0.' }),
+    vacation_days: field.decimal({ digits: 5, decimals: 1, minimum: 0, maximum: 366, description: 'Vacation entitlement in days per year.' }),
+    custom_vacation_days: field.decimal({ digits: 5, decimals: 1, minimum: 0, maximum: 366, description: 'Vacation entitlement overriding the calculated one, in days per year.' }),
+  },
+  relations: {
+    // cascade: employment terms are part of the employee's record
+    employee: fk('organisation/mitarbeitende', { required: true, onDelete: 'cascade', description: 'Employee the terms belong to.' }),
+  },
+  ordering: ['-valid_from'],
+  rules: [{ kind: 'order', earlier: 'valid_from', later: 'valid_to' }],
+});
+
+export const skillCategory = defineResource({
+  module: 'organisation',
+  name: 'skill-category',
+  table: 'organisation_skill_category',
+  title: 'Skill category (Skill-Kategorie)',
+  description: 'A group of related skills.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the category.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the category covers (markdown).' }),
+    archived: field.boolean({ default: false, description: 'Archived categories are kept but no longer offered for selection.' }),
+  },
+});
+
+export const skill = defineResource({
+  module: 'organisation',
+  name: 'skill',
+  table: 'organisation_skill',
+  title: 'Skill',
+  description: 'A skill or qualification employees can hold.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the skill.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the skill means (markdown).' }),
+    archived: field.boolean({ default: false, description: 'Archived skills are kept but no longer offered for selection.' }),
+  },
+  relations: {
+    categories: m2m('organisation/skill-category', {
+      writeName: 'category_ids',
+      table: 'organisation_skill_categories',
+      sourceColumn: 'skill_id',
+      targetColumn: 'skill_category_id',
+      description: 'Categories the skill belongs to.',
+    }),
+  },
+});
+
+export default [mitarbeitende, orgunit, funktionen, membership, salary, skillCategory, skill];

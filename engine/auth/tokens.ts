@@ -1,0 +1,26 @@
+/** API token keys: 256 random bits, shown once, stored only as their SHA-256 hash. */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+
+export const newTokenKey = (): string => randomBytes(32).toString('hex');
+export const hashTokenKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+export interface TokenRow {
+  id: number;
+  name: string;
+  created: string;
+  last_used: string | null;
+  expires: string | null;
+}
+
+/** Creates a token for the user and returns it with its key (the only time the key exists). */
+export async function createToken(
+  db: Knex,
+  userId: number,
+  name: string,
+  expires: string | null = null,
+): Promise<{ id: number; key: string }> {
+  const key = newTokenKey();
+  const [row] = (await db('api_tokens').insert({ user_id: userId, name, key_hash: hashTokenKey(key), expires }).returning('id')) as { id: number }[];
+  return { id: row!.id, key };
+}

@@ -1,0 +1,70 @@
+/**
+ * Turns a request body into write values: read names accepted as aliases of write names
+ * (`tracker` = `tracker_id`), read-only fields dropped so a GET body can be sent back, unknown
+ * fields reported (CONTRACT 2). Decimal numbers become strings so one validator checks both.
+ */
+import { badRequest, type FieldErrors } from '../errors.js';
+import { RECORD_FIELDS, type Resource } from '../registry/resource.js';
+import { pyType } from './validator.js';
+
+export type Values = Record<string, unknown>;
+
+const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+interface BodyPlan {
+  /** read name → write name */
+  aliases: Map<string, string>;
+  writable: Set<string>;
+  ignored: Set<string>;
+  decimals: Set<string>;
+}
+
+const plans = new WeakMap<Resource, BodyPlan>();
+
+function planOf(resource: Resource): BodyPlan {
+  let plan = plans.get(resource);
+  if (plan) return plan;
+  plan = { aliases: new Map(), writable: new Set(['remote_key']), ignored: new Set(RECORD_FIELDS.filter((n) => n !== 'remote_key')), decimals: new Set() };
+  for (const f of resource.fields) {
+    (f.writable ? plan.writable : plan.ignored).add(f.name);
+    if (f.spec.type === 'decimal') plan.decimals.add(f.name);
+  }
+  for (const r of [...resource.foreignKeys, ...resource.manyToMany]) {
+    if (r.spec.readOnly) {
+      plan.ignored.add(r.name).add(r.writeName);
+    } else {
+      plan.writable.add(r.writeName);
+      plan.aliases.set(r.name, r.writeName);
+    }
+  }
+  plans.set(resource, plan);
+  return plan;
+}
+
+export function normaliseBody(resource: Resource, body: unknown): { values: Values; errors: FieldErrors } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest(`Invalid data. Expected a dictionary, but got ${pyType(body)}.`);
+  }
+  const plan = planOf(resource);
+  const values: Values = {};
+  const errors: FieldErrors = {};
+  const given = body as Record<string, unknown>;
+  for (const [key, value] of Object.entries(given)) {
+    if (plan.ignored.has(key)) continue;
+    const writeName = plan.aliases.get(key);
+    if (writeName !== undefined) {
+      if (writeName in given && !sameValue(given[writeName], value)) {
+        errors[writeName] = [`Conflicting values for "${key}" and "${writeName}".`];
+      }
+      values[writeName] = value;
+    } else if (plan.writable.has(key)) {
+      values[key] = value;
+    } else {
+      errors[key] = ['Unknown field.'];
+    }
+  }
+  for (const name of plan.decimals) {
+    if (typeof values[name] === 'number' && Number.isFinite(values[name])) values[name] = String(values[name]);
+  }
+  return { values, errors };
+}

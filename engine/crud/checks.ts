@@ -1,0 +1,165 @@
+/**
+ * Checks that need the database, run inside the write's transaction: referenced records exist
+ * and are visible, linked records share the declared parent, trees stay acyclic, state moves
+ * follow the declared transitions, and record rules (order, no overlap) hold.
+ */
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/users.js';
+import { accessPredicate } from '../access/visibility.js';
+import type { FieldErrorCollector } from '../errors.js';
+import type { Field, ForeignKeyRef, ManyToManyRef, Resource } from '../registry/resource.js';
+import { col, q } from '../storage/sql.js';
+import type { Values } from './body.js';
+
+export type Row = Record<string, unknown>;
+
+export interface CheckContext {
+  trx: Knex.Transaction;
+  user: Principal;
+  errors: FieldErrorCollector;
+  /** The record being changed, as served (read names); undefined on create. */
+  existing: Row | undefined;
+}
+
+const invalidPk = (id: unknown) => `Invalid pk "${String(id)}" - object does not exist.`;
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** Visible rows of `target` among `ids`, with the extra columns asked for. */
+async function visibleRows(c: CheckContext, target: Resource, ids: number[], columns: string[] = []): Promise<Row[]> {
+  const predicate = accessPredicate(target, 'view', c.user, 't');
+  const qb = c.trx(`${target.table} as t`).select(['t.id', ...columns.map((x) => `t.${x}`)]).whereIn('t.id', ids);
+  if (predicate) qb.whereRaw(predicate.sql, predicate.bindings as Knex.RawBinding[]);
+  return (await qb) as Row[];
+}
+
+/** The value after the write: the new one if given, else the current one (under its read name). */
+export function nextValue(c: CheckContext, values: Values, writeName: string, readName: string): unknown {
+  return writeName in values ? values[writeName] : c.existing?.[readName];
+}
+
+async function checkForeignKey(c: CheckContext, resource: Resource, fk: ForeignKeyRef, value: unknown): Promise<void> {
+  if (value === null || value === undefined) return;
+  const rows = await visibleRows(c, fk.target, [value as number]);
+  if (rows.length === 0) return c.errors.add(fk.writeName, invalidPk(value));
+  if (fk.spec.tree && c.existing) {
+    const id = c.existing.id as number;
+    const table = q(resource.table);
+    const column = q(fk.column);
+    const cycle = await c.trx.raw(
+      `with recursive up(id, parent) as (select id, ${column} from ${table} where id = ? union select p.id, p.${column} from ${table} p join up on p.id = up.parent) select 1 from up where id = ? limit 1`,
+      [value as number, id],
+    );
+    if (rowsOf(cycle).length > 0) c.errors.add(fk.writeName, `Cannot set ${fk.name} to ${String(value)}: the ${resource.name} would become its own ancestor.`);
+  }
+}
+
+async function checkManyToMany(c: CheckContext, resource: Resource, m: ManyToManyRef, ids: number[], values: Values): Promise<void> {
+  const same = m.spec.sameParent;
+  const remoteFk = same ? m.target.foreignKeys.find((r) => r.name === same.remote)! : undefined;
+  const rows = ids.length ? await visibleRows(c, m.target, ids, remoteFk ? [remoteFk.column] : []) : [];
+  const found = new Map(rows.map((r) => [r.id as number, r]));
+  for (const id of ids) {
+    const row = found.get(id);
+    if (!row) {
+      c.errors.add(m.writeName, invalidPk(id));
+      continue;
+    }
+    const localFk = same && resource.foreignKeys.find((r) => r.name === same.local)!;
+    if (same && remoteFk && localFk && !c.errors.has(localFk.writeName)) {
+      const parent = nextValue(c, values, localFk.writeName, localFk.name);
+      if (parent !== null && parent !== undefined && row[remoteFk.column] !== parent) {
+        c.errors.add(m.writeName, `${capitalise(m.target.name)} ${id} does not belong to ${same.local} ${String(parent)}.`);
+      }
+    }
+  }
+}
+
+/** Ids currently linked through `m`, for re-checking when the shared parent changes. */
+async function linkedIds(c: CheckContext, m: ManyToManyRef): Promise<number[]> {
+  if (!c.existing) return [];
+  const rows = (await c.trx(m.spec.table).where(m.spec.sourceColumn, c.existing.id as number).pluck(m.spec.targetColumn)) as number[];
+  return rows;
+}
+
+export function uniqueIds(value: unknown): number[] {
+  return [...new Set(value as number[])];
+}
+
+export async function checkReferences(c: CheckContext, resource: Resource, values: Values): Promise<void> {
+  for (const fk of resource.foreignKeys) {
+    if (fk.writeName in values && !c.errors.has(fk.writeName)) await checkForeignKey(c, resource, fk, values[fk.writeName]);
+  }
+  for (const m of resource.manyToMany) {
+    if (c.errors.has(m.writeName)) continue;
+    if (m.writeName in values) {
+      await checkManyToMany(c, resource, m, uniqueIds(values[m.writeName]), values);
+    } else if (m.spec.sameParent) {
+      const localFk = resource.foreignKeys.find((r) => r.name === m.spec.sameParent!.local)!;
+      if (c.existing && localFk.writeName in values && values[localFk.writeName] !== c.existing[localFk.name]) {
+        await checkManyToMany(c, resource, m, await linkedIds(c, m), values);
+      }
+    }
+  }
+}
+
+/** State moves: on create only initial states; on update only declared transitions. */
+export function checkStates(c: CheckContext, resource: Resource, values: Values): { field: Field; from: string | null; to: string }[] {
+  const moves: { field: Field; from: string | null; to: string }[] = [];
+  for (const f of resource.fields) {
+    const s = f.spec;
+    if (s.type !== 'state') continue;
+    if (c.errors.has(f.name)) continue;
+    if (!c.existing) {
+      const to = (values[f.name] as string | undefined) ?? s.default;
+      if (!s.initial.includes(to)) c.errors.add(f.name, `"${to}" is not a valid initial state; use one of: ${s.initial.join(', ')}.`);
+      else moves.push({ field: f, from: null, to });
+      continue;
+    }
+    const from = c.existing[f.name] as string;
+    const to = values[f.name] as string | undefined;
+    if (to === undefined || to === from || c.errors.has(f.name)) continue;
+    if (!(s.transitions[from] ?? []).includes(to)) c.errors.add(f.name, `Transition from "${from}" to "${to}" is not allowed.`);
+    else moves.push({ field: f, from, to });
+  }
+  return moves;
+}
+
+function comparable(field: Field | undefined, v: unknown): number | string {
+  if (field?.spec.type === 'datetime') return Date.parse(String(v));
+  if (field?.spec.type === 'decimal' || field?.spec.type === 'integer') return Number(v);
+  if (field?.spec.type === 'time') return String(v).length === 5 ? `${String(v)}:00` : String(v);
+  return String(v);
+}
+
+export async function checkRules(c: CheckContext, resource: Resource, values: Values): Promise<void> {
+  const value = (name: string) => nextValue(c, values, name, name);
+  const fieldNamed = (name: string) => resource.fields.find((f) => f.name === name);
+  for (const rule of resource.rules) {
+    if (rule.kind === 'order') {
+      const [a, b] = [value(rule.earlier), value(rule.later)];
+      if (a === null || a === undefined || b === null || b === undefined || c.errors.has(rule.earlier) || c.errors.has(rule.later)) continue;
+      if (comparable(fieldNamed(rule.later), b) < comparable(fieldNamed(rule.earlier), a)) c.errors.add(rule.later, `Must not be before ${rule.earlier}.`);
+      continue;
+    }
+    const fk = resource.foreignKeys.find((r) => r.name === rule.scope)!;
+    const scope = nextValue(c, values, fk.writeName, fk.name);
+    const [start, end] = [value(rule.start), value(rule.end)];
+    if (scope === null || scope === undefined || start == null || end == null || c.errors.has()) continue;
+    // serialise concurrent writers for the same scope record, so two overlapping periods cannot both pass
+    await c.trx(fk.target.table).where('id', scope as number).forUpdate().first('id');
+    const clash = (await c.trx(resource.table)
+      .where(fk.column, scope as number)
+      .whereNot('id', (c.existing?.id as number | undefined) ?? 0)
+      .where(rule.start, '<', end as string)
+      .where(rule.end, '>', start as string)
+      .orderBy('id')
+      .first('id')) as { id: number } | undefined;
+    if (clash) c.errors.add(rule.start, `This period overlaps ${resource.name} ${clash.id} of the same ${rule.scope}.`);
+  }
+}
+
+export function rowsOf(result: unknown): Row[] {
+  return ((result as { rows?: Row[] }).rows ?? []) as Row[];
+}
+
+export { col };

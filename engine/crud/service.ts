@@ -1,0 +1,170 @@
+/**
+ * The six actions of spec 4.1 for one resource (plus its state log), each a short composition of
+ * plan → check → SQL → record. Everything derived from the declaration (filters, ordering,
+ * validators) is prepared once, when the service is built at start-up.
+ */
+import type { Knex } from 'knex';
+import type { Ajv } from 'ajv';
+import type { Principal } from '../auth/users.js';
+import { accessPredicate } from '../access/visibility.js';
+import { FieldErrorCollector, notFound, permissionDenied, conflict, type FieldErrors } from '../errors.js';
+import type { Resource } from '../registry/resource.js';
+import { mapDatabaseError } from '../storage/db-errors.js';
+import { ROW } from '../storage/serialise.js';
+import { frag, type Fragment } from '../storage/sql.js';
+import { normaliseBody } from './body.js';
+import { checkReferences, checkRules, checkStates, type CheckContext, type Row } from './checks.js';
+import { filtersOf, type Filter } from './filters.js';
+import { orderableColumns, planList, searchColumns } from './list-plan.js';
+import { deleteRecord, fetchRecord, insertRecord, selectRecords, updateRecord } from './store.js';
+import { compileValidators, type ResourceValidators } from './validator.js';
+
+export class ResourceService {
+  readonly filters: readonly Filter[];
+  readonly orderable: Map<string, string>;
+  readonly search: string[];
+  private readonly validators: ResourceValidators;
+
+  constructor(
+    readonly resource: Resource,
+    private readonly db: Knex,
+    ajv: Ajv,
+    /** Every permission name the registry defines, to check permission-list fields against. */
+    private readonly permissionNames: ReadonlySet<string>,
+  ) {
+    this.filters = filtersOf(resource);
+    this.orderable = orderableColumns(resource);
+    this.search = searchColumns(resource);
+    this.validators = compileValidators(ajv, resource);
+  }
+
+  get hasStates(): boolean {
+    return this.resource.fields.some((f) => f.spec.type === 'state');
+  }
+
+  private visible(user: Principal, alias = ROW): Fragment[] {
+    const p = accessPredicate(this.resource, 'view', user, alias);
+    return p ? [p] : [];
+  }
+
+  async list(user: Principal, query: Record<string, string>): Promise<Row[]> {
+    const plan = planList(this.resource, this.filters, this.orderable, this.search, query);
+    const qb = selectRecords(this.db, this.resource, [...this.visible(user), ...plan.where]).orderByRaw(plan.orderBy);
+    if (plan.limit !== undefined) qb.limit(plan.limit);
+    if (plan.offset !== undefined) qb.offset(plan.offset);
+    return (await qb) as Row[];
+  }
+
+  async retrieve(user: Principal, id: number): Promise<Row> {
+    const row = (await selectRecords(this.db, this.resource, [frag(`${ROW}.id = ?`, [id]), ...this.visible(user)]).first()) as Row | undefined;
+    if (!row) throw notFound();
+    return row;
+  }
+
+  /**
+   * The record as served, its row locked for the transaction; 404 if invisible, 403 if visible but
+   * not changeable. Checks compare new values with this served form, so both are alike.
+   */
+  private async lockForChange(trx: Knex.Transaction, user: Principal, id: number): Promise<Row> {
+    const qb = selectRecords(trx, this.resource, [frag(`${ROW}.id = ?`, [id]), ...this.visible(user)]).forUpdate(ROW);
+    const row = (await qb.first()) as Row | undefined;
+    if (!row) throw notFound();
+    const change = accessPredicate(this.resource, 'change', user, ROW);
+    if (change) {
+      const allowed = await trx(`${this.resource.table} as ${ROW}`).where(`${ROW}.id`, id).whereRaw(change.sql, change.bindings as Knex.RawBinding[]).first(`${ROW}.id`);
+      if (!allowed) throw permissionDenied();
+    }
+    return row;
+  }
+
+  /** Shape errors are collected, not thrown: the database checks add theirs, then all are reported at once. */
+  private validate(body: unknown, mode: 'create' | 'patch'): { values: Record<string, unknown>; errors: FieldErrorCollector } {
+    const { values, errors } = normaliseBody(this.resource, body);
+    const collector = new FieldErrorCollector();
+    const merge = (e: FieldErrors) => Object.entries(e).forEach(([k, msgs]) => msgs.forEach((m) => collector.add(k, m)));
+    merge(errors);
+    merge(this.validators[mode](Object.fromEntries(Object.entries(values).filter(([k]) => !(k in errors)))));
+    this.checkPermissionNames(values, collector);
+    return { values, errors: collector };
+  }
+
+  private checkPermissionNames(values: Record<string, unknown>, errs: FieldErrorCollector): void {
+    for (const f of this.resource.fields) {
+      if (f.spec.type !== 'permissions' || !Array.isArray(values[f.name])) continue;
+      for (const name of values[f.name] as string[]) if (!this.permissionNames.has(name)) errs.add(f.name, `Unknown permission "${name}".`);
+    }
+  }
+
+  private async write(
+    user: Principal,
+    { values, errors }: { values: Record<string, unknown>; errors: FieldErrorCollector },
+    existing: Row | undefined,
+    trx: Knex.Transaction,
+  ): Promise<number> {
+    const c: CheckContext = { trx, user, errors, existing };
+    await checkReferences(c, this.resource, values);
+    const moves = checkStates(c, this.resource, values);
+    await checkRules(c, this.resource, values);
+    c.errors.throwIfAny();
+    if (!existing) return insertRecord(trx, this.resource, values, user, moves);
+    await updateRecord(trx, this.resource, existing.id as number, values, user, moves);
+    return existing.id as number;
+  }
+
+  private async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>, deleting?: string): Promise<T> {
+    try {
+      return await this.db.transaction(work);
+    } catch (err) {
+      throw mapDatabaseError(err, deleting);
+    }
+  }
+
+  async create(user: Principal, body: unknown): Promise<Row> {
+    const input = this.validate(body, 'create');
+    return this.transaction(async (trx) => fetchRecord(trx, this.resource, await this.write(user, input, undefined, trx)));
+  }
+
+  async update(user: Principal, id: number, body: unknown, partial: boolean): Promise<Row> {
+    return this.transaction(async (trx) => {
+      const existing = await this.lockForChange(trx, user, id);
+      const input = this.validate(body, partial ? 'patch' : 'create');
+      return fetchRecord(trx, this.resource, await this.write(user, input, existing, trx));
+    });
+  }
+
+  async destroy(user: Principal, id: number): Promise<void> {
+    const label = `${this.resource.name} ${id}`;
+    await this.transaction(async (trx) => {
+      await this.lockForChange(trx, user, id);
+      await this.refuseIfProtected(trx, id, label);
+      await deleteRecord(trx, this.resource, id);
+    }, label);
+  }
+
+  /** 409 naming the first resource whose `protect` foreign keys still point at the record. */
+  private async refuseIfProtected(trx: Knex.Transaction, id: number, label: string): Promise<void> {
+    const guards = this.resource.referencedBy.filter((r) => r.fk.spec.onDelete === 'protect');
+    if (!guards.length) return;
+    const counts = guards.map((g, i) => `(select count(*)::int from "${g.resource.table}" where "${g.fk.column}" = ?) as c${i}`);
+    const row = ((await trx.raw(`select ${counts.join(', ')}`, guards.map(() => id))) as { rows: Record<string, number>[] }).rows[0]!;
+    guards.forEach((g, i) => {
+      const n = row[`c${i}`]!;
+      if (n > 0) throw conflict(`Cannot delete ${label}: referenced by ${n} ${g.resource.name} records.`);
+    });
+  }
+
+  /** The recorded state moves of a visible record, oldest first. */
+  async stateLog(user: Principal, id: number): Promise<Row[]> {
+    await this.retrieve(user, id);
+    return (await this.db('state_changes')
+      .select(
+        'field',
+        'from_state as from',
+        'to_state as to',
+        'changed_by',
+        this.db.raw(`to_char(changed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as changed_at`),
+      )
+      .where({ resource: this.resource.key, record_id: id })
+      .orderBy('id')) as Row[];
+  }
+}

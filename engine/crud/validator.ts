@@ -1,0 +1,151 @@
+/**
+ * Ajv validators for write bodies, compiled once per resource at start-up (a full one for
+ * create and replace, one without `required` for PATCH), and the mapping of Ajv's errors to
+ * the messages of CONTRACT 3, every offending field at once.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { Resource } from '../registry/resource.js';
+import { bodySchema } from './body-schema.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+interface DecimalRule {
+  digits: number;
+  decimals: number;
+  minimum?: number;
+  maximum?: number;
+}
+
+function decimalMessage(value: string, rule: DecimalRule): string | null {
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value);
+  if (!m) return 'A valid number is required.';
+  const whole = m[2]!.replace(/^0+(?=\d)/, '');
+  const fraction = m[3] ?? '';
+  const wholeAllowed = rule.digits - rule.decimals;
+  if (whole.length + fraction.length > rule.digits && fraction.length <= rule.decimals && whole.length <= wholeAllowed)
+    return `Ensure that there are no more than ${rule.digits} digits in total.`;
+  if (fraction.length > rule.decimals) return `Ensure that there are no more than ${rule.decimals} decimal places.`;
+  if (whole.length > wholeAllowed) return `Ensure that there are no more than ${wholeAllowed} digits before the decimal point.`;
+  const n = Number(value);
+  if (rule.minimum !== undefined && n < rule.minimum) return `Ensure this value is greater than or equal to ${rule.minimum}.`;
+  if (rule.maximum !== undefined && n > rule.maximum) return `Ensure this value is less than or equal to ${rule.maximum}.`;
+  return null;
+}
+
+export function createAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
+  addFormats(ajv, ['date', 'date-time', 'email', 'uri', 'uuid']);
+  ajv.addFormat('time-of-day', /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?$/);
+  ajv.addFormat('decimal', true);
+  ajv.addKeyword('example');
+  ajv.addKeyword({
+    keyword: 'x-decimal',
+    type: 'string',
+    errors: true,
+    validate: function check(rule: DecimalRule, data: string): boolean {
+      const message = decimalMessage(data, rule);
+      (check as unknown as { errors: Partial<ErrorObject>[] }).errors = message ? [{ keyword: 'x-decimal', message, params: {} }] : [];
+      return message === null;
+    },
+  });
+  return ajv;
+}
+
+/** Python type names, as DRF's messages use them. */
+export function pyType(value: unknown): string {
+  if (value === null) return 'NoneType';
+  if (Array.isArray(value)) return 'list';
+  if (typeof value === 'string') return 'str';
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  return 'dict';
+}
+
+const TYPE_MESSAGES: Record<string, (value: unknown) => string> = {
+  integer: () => 'A valid integer is required.',
+  number: () => 'A valid number is required.',
+  boolean: () => 'Must be a valid boolean.',
+  string: () => 'Not a valid string.',
+  array: (v) => `Expected a list of items but got type "${pyType(v)}".`,
+  object: (v) => `Expected a dictionary of items but got type "${pyType(v)}".`,
+};
+
+const FORMAT_MESSAGES: Record<string, string> = {
+  email: 'Enter a valid email address.',
+  uri: 'Enter a valid URL.',
+  date: 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
+  'date-time': 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+  'time-of-day': 'Time has wrong format. Use one of these formats instead: hh:mm[:ss[.uuuuuu]].',
+};
+
+function message(err: ErrorObject, body: Record<string, unknown>, field: string, nested: boolean, resource: Resource): string {
+  const value = body[field];
+  const spec = resource.fields.find((f) => f.name === field)?.spec;
+  if (spec?.type === 'json' && (nested || err.keyword !== 'type')) {
+    return `Invalid value${err.instancePath.slice(field.length + 1) ? ` at ${err.instancePath.slice(field.length + 1)}` : ''}: ${err.message ?? 'invalid'}.`;
+  }
+  const p = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case 'type': {
+      if (!nested && value === null) return 'This field may not be null.';
+      const expected = String(Array.isArray(p.type) ? p.type[0] : p.type).split(',')[0]!;
+      if (nested) return 'A valid integer is required.';
+      return (TYPE_MESSAGES[expected] ?? TYPE_MESSAGES.string!)(value);
+    }
+    case 'enum':
+      return `"${typeof value === 'string' ? value : JSON.stringify(value)}" is not a valid choice.`;
+    case 'maxLength':
+      return `Ensure this field has no more than ${String(p.limit)} characters.`;
+    case 'minLength':
+      return p.limit === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${String(p.limit)} characters.`;
+    case 'maximum':
+      return `Ensure this value is less than or equal to ${String(p.limit)}.`;
+    case 'minimum':
+      return `Ensure this value is greater than or equal to ${String(p.limit)}.`;
+    case 'format':
+      return FORMAT_MESSAGES[String(p.format)] ?? 'Invalid value.';
+    case 'pattern':
+      // only colour fields carry a pattern
+      return `"${String(value)}" is not a valid colour: use a base name such as "blue", optionally followed by one space and a modifier (lighten-1…5, darken-1…4, accent-1…4).`;
+    default:
+      return err.message ?? 'Invalid value.';
+  }
+}
+
+export interface BodyValidator {
+  /** Field name → messages; empty when the body is valid. */
+  (body: Record<string, unknown>): Record<string, string[]>;
+}
+
+function toValidator(fn: ValidateFunction, resource: Resource): BodyValidator {
+  return (body) => {
+    const errors: Record<string, string[]> = {};
+    if (fn(body)) return errors;
+    for (const err of fn.errors ?? []) {
+      const [, top = '', ...rest] = err.instancePath.split('/');
+      const field = err.keyword === 'required' ? String((err.params as { missingProperty: string }).missingProperty) : top;
+      const text = err.keyword === 'required' ? 'This field is required.' : message(err, body, field, rest.length > 0, resource);
+      const list = (errors[field || 'non_field_errors'] ??= []);
+      if (!list.includes(text)) list.push(text);
+    }
+    // a blank value needs no further explanation (DRF reports only that)
+    for (const [field, list] of Object.entries(errors)) {
+      if (list.includes('This field may not be blank.')) errors[field] = ['This field may not be blank.'];
+    }
+    return errors;
+  };
+}
+
+export interface ResourceValidators {
+  create: BodyValidator;
+  patch: BodyValidator;
+}
+
+export function compileValidators(ajv: Ajv, resource: Resource): ResourceValidators {
+  return {
+    create: toValidator(ajv.compile(bodySchema(resource, 'create')), resource),
+    patch: toValidator(ajv.compile(bodySchema(resource, 'patch')), resource),
+  };
+}

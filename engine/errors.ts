@@ -1,0 +1,70 @@
+/**
+ * The closed set of failures a request can end in. Each carries its HTTP status and body;
+ * http/render-errors.ts is the one place they become responses.
+ */
+
+export type FieldErrors = Record<string, string[]>;
+
+export abstract class ApiError extends Error {
+  abstract readonly status: number;
+  readonly headers: Record<string, string> = {};
+  abstract body(): unknown;
+}
+
+/** An error with a `{"detail": …}` body. */
+export class DetailError extends ApiError {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    Object.assign(this.headers, headers);
+  }
+  body(): unknown {
+    return { detail: this.detail };
+  }
+}
+
+/** 400 with field name → messages. */
+export class ValidationError extends ApiError {
+  readonly status = 400;
+  constructor(readonly errors: FieldErrors) {
+    super('Validation failed');
+  }
+  static field(name: string, message: string): ValidationError {
+    return new ValidationError({ [name]: [message] });
+  }
+  body(): unknown {
+    return this.errors;
+  }
+}
+
+/** Collects field errors so that every offending field is reported at once. */
+export class FieldErrorCollector {
+  readonly errors: FieldErrors = {};
+  add(name: string, message: string): void {
+    (this.errors[name] ??= []).push(message);
+  }
+  has(name?: string): boolean {
+    return name === undefined ? Object.keys(this.errors).length > 0 : name in this.errors;
+  }
+  throwIfAny(): void {
+    if (this.has()) throw new ValidationError(this.errors);
+  }
+}
+
+export const notAuthenticated = (detail = 'Authentication credentials were not provided.') =>
+  new DetailError(401, detail, { 'WWW-Authenticate': 'Token' });
+export const permissionDenied = (detail = 'You do not have permission to perform this action.') =>
+  new DetailError(403, detail);
+export const notFound = () => new DetailError(404, 'Not found.');
+export const methodNotAllowed = (method: string, allowed: readonly string[]) =>
+  new DetailError(405, `Method "${method}" not allowed.`, { Allow: allowed.join(', ') });
+export const conflict = (detail: string) => new DetailError(409, detail);
+export const badRequest = (detail: string) => new DetailError(400, detail);
+export const throttled = (seconds: number) =>
+  new DetailError(429, `Request was throttled. Expected available in ${seconds} seconds.`, {
+    'Retry-After': String(seconds),
+  });
+export const unavailable = () => new DetailError(503, 'Service temporarily unavailable.');

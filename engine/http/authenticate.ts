@@ -1,0 +1,26 @@
+/**
+ * Authentication before routing (CONTRACT 4): every `/api` request needs credentials except the
+ * public paths (sign-in, schema, docs). The principal lands in `ctx.state.user`.
+ */
+import type { Context, Next } from 'koa';
+import type { Knex } from 'knex';
+import { notAuthenticated } from '../errors.js';
+import { authenticateToken, tokenKeyOf } from '../auth/token-auth.js';
+
+export interface PublicPath {
+  method?: string;
+  path: string | RegExp;
+}
+
+export function authenticate(db: Knex, publicPaths: readonly PublicPath[]) {
+  const isPublic = (ctx: Context) =>
+    publicPaths.some((p) => (!p.method || p.method === ctx.method) && (typeof p.path === 'string' ? p.path === ctx.path : p.path.test(ctx.path)));
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (!ctx.path.startsWith('/api/') && ctx.path !== '/api') return next();
+    if (isPublic(ctx)) return next();
+    const key = tokenKeyOf(ctx.get('Authorization') || undefined);
+    if (key !== undefined) ctx.state.user = await authenticateToken(db, key);
+    if (!ctx.state.user) throw notAuthenticated();
+    return next();
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Routes of spec 4.1 for every declared resource: collection (GET list, POST create) and item
+ * (GET, PUT, PATCH, DELETE), plus `/transitions` for resources with a lifecycle. The model
+ * permission is checked before anything else is read; other methods get 405 with `Allow`.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Principal } from '../auth/users.js';
+import { methodNotAllowed, notFound, permissionDenied } from '../errors.js';
+import type { Action } from '../registry/resource.js';
+import type { ResourceService } from '../crud/service.js';
+import { readJsonBody } from './json-body.js';
+
+type Handler = (ctx: Context, user: Principal) => Promise<void>;
+
+const ACTION_OF: Record<string, Action> = { GET: 'view', HEAD: 'view', POST: 'add', PUT: 'change', PATCH: 'change', DELETE: 'delete' };
+
+export function mayPerform(user: Principal, permission: string): boolean {
+  return user.isSuperuser || user.permissions.has(permission);
+}
+
+/** Last value of each query parameter, as DRF reads them. */
+export function queryOf(ctx: Context): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ctx.query)) if (v !== undefined) out[k] = Array.isArray(v) ? v[v.length - 1]! : v;
+  return out;
+}
+
+function idOf(ctx: Context): number {
+  const raw = (ctx.params as Record<string, string>).id ?? '';
+  if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2147483647 || Number(raw) < 1) throw notFound();
+  return Number(raw);
+}
+
+/** Dispatches by method; answers OPTIONS and refuses what the path does not offer. */
+export function dispatch(service: ResourceService, handlers: Partial<Record<string, Handler>>) {
+  const allowed = Object.keys(handlers);
+  return async (ctx: Context): Promise<void> => {
+    const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+    if (method === 'OPTIONS') {
+      ctx.set('Allow', [...allowed, 'OPTIONS'].join(', '));
+      ctx.status = 204;
+      return;
+    }
+    const handler = handlers[method];
+    if (!handler) throw methodNotAllowed(ctx.method, allowed);
+    const user = ctx.state.user as Principal;
+    if (!mayPerform(user, service.resource.permissions[ACTION_OF[method]!])) throw permissionDenied();
+    await handler(ctx, user);
+  };
+}
+
+export function mountResource(router: Router, service: ResourceService): void {
+  const { path } = service.resource;
+  router.all(
+    path,
+    dispatch(service, {
+      GET: async (ctx, user) => {
+        ctx.body = await service.list(user, queryOf(ctx));
+      },
+      POST: async (ctx, user) => {
+        ctx.body = await service.create(user, await readJsonBody(ctx));
+        ctx.status = 201;
+      },
+    }),
+  );
+  router.all(
+    `${path}/:id`,
+    dispatch(service, {
+      GET: async (ctx, user) => {
+        ctx.body = await service.retrieve(user, idOf(ctx));
+      },
+      PUT: async (ctx, user) => {
+        ctx.body = await service.update(user, idOf(ctx), await readJsonBody(ctx), false);
+      },
+      PATCH: async (ctx, user) => {
+        ctx.body = await service.update(user, idOf(ctx), await readJsonBody(ctx), true);
+      },
+      DELETE: async (ctx, user) => {
+        await service.destroy(user, idOf(ctx));
+        ctx.status = 204;
+      },
+    }),
+  );
+  if (service.hasStates) {
+    router.all(
+      `${path}/:id/transitions`,
+      dispatch(service, {
+        GET: async (ctx, user) => {
+          ctx.body = await service.stateLog(user, idOf(ctx));
+        },
+      }),
+    );
+  }
+}

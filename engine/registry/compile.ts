@@ -1,0 +1,184 @@
+/** Turns declarations into linked resources and checks them, naming the resource and the fix. */
+import type { FieldSpec, ResourceDeclaration, AccessRule, RelationSpec } from '../declare/index.js';
+import {
+  ACTIONS,
+  RECORD_FIELDS,
+  type Field,
+  type ForeignKeyRef,
+  type ManyToManyRef,
+  type Resource,
+  findField,
+  findForeignKey,
+  findManyToMany,
+} from './resource.js';
+
+class DeclarationError extends Error {
+  constructor(resource: string, message: string) {
+    super(`Resource "${resource}": ${message}`);
+  }
+}
+
+const AUTO_FILTERED: ReadonlySet<FieldSpec['type']> = new Set(['enum', 'state', 'boolean']);
+const UNORDERABLE: ReadonlySet<FieldSpec['type']> = new Set(['json', 'password', 'permissions', 'text']);
+
+function keyOf(d: ResourceDeclaration): string {
+  return (d.path ?? `/api/${d.module}/${d.name}`).replace(/^\/api\//, '');
+}
+
+function compileField(name: string, spec: FieldSpec): Field {
+  const derived = spec.type === 'enum' && spec.derived !== undefined;
+  const hasDefault = 'default' in spec && spec.default !== undefined;
+  return {
+    name,
+    spec,
+    column: derived ? null : name,
+    nullable: spec.nullable ?? (!spec.required && !hasDefault && spec.type !== 'permissions'),
+    writable: !spec.readOnly && !derived,
+    readable: spec.type !== 'password',
+    filterable: spec.filter ?? (AUTO_FILTERED.has(spec.type) || derived),
+    orderable: spec.orderable ?? (!UNORDERABLE.has(spec.type) && !derived),
+  };
+}
+
+function compileOne(d: ResourceDeclaration): Resource {
+  const key = keyOf(d);
+  const modelName = d.permission?.model ?? d.name.replace(/[-_]/g, '');
+  const app = d.permission?.app ?? d.module;
+  const fields = Object.entries(d.fields).map(([name, spec]) => compileField(name, spec));
+  for (const f of fields) {
+    if ((RECORD_FIELDS as readonly string[]).includes(f.name)) throw new DeclarationError(key, `field "${f.name}" is added by the engine; remove it.`);
+  }
+  return {
+    key,
+    path: d.path ?? `/api/${d.module}/${d.name}`,
+    module: d.module,
+    name: d.name,
+    table: d.table,
+    title: d.title,
+    description: d.description,
+    operationPrefix: key.replace(/[/-]/g, '_'),
+    permissions: Object.fromEntries(ACTIONS.map((a) => [a, `${app}.${a}_${modelName}`])) as Resource['permissions'],
+    fields,
+    foreignKeys: [],
+    manyToMany: [],
+    ordering: [...(d.ordering ?? [])],
+    access: d.access ?? {},
+    rules: d.rules ?? [],
+    referencedBy: [],
+    declaration: d,
+  };
+}
+
+function link(resource: Resource, byKey: Map<string, Resource>): void {
+  const target = (name: string, key: string): Resource => {
+    const t = byKey.get(key);
+    if (!t) throw new DeclarationError(resource.key, `relation "${name}" targets unknown resource "${key}".`);
+    return t;
+  };
+  // the declaration type forbids relation names that shadow fields; erased here
+  const relations = (resource.declaration.relations ?? {}) as Record<string, RelationSpec>;
+  for (const [name, spec] of Object.entries(relations)) {
+    if (findField(resource, name)) throw new DeclarationError(resource.key, `relation "${name}" has the name of a field.`);
+    if (spec.kind === 'fk') {
+      const fk: ForeignKeyRef = {
+        kind: 'fk',
+        name,
+        writeName: `${name}_id`,
+        column: `${name}_id`,
+        target: target(name, spec.target),
+        spec,
+        required: spec.required === true,
+      };
+      if (spec.tree && fk.target !== resource) throw new DeclarationError(resource.key, `tree relation "${name}" must target the resource itself.`);
+      resource.foreignKeys.push(fk);
+      fk.target.referencedBy.push({ resource, fk });
+    } else {
+      const m: ManyToManyRef = { kind: 'm2m', name, writeName: spec.writeName, target: target(name, spec.target), spec };
+      resource.manyToMany.push(m);
+    }
+  }
+}
+
+function checkAccessRule(resource: Resource, rule: AccessRule): void {
+  const fail = (msg: string) => {
+    throw new DeclarationError(resource.key, `access rule: ${msg}`);
+  };
+  if ('any' in rule) return rule.any.forEach((r) => checkAccessRule(resource, r));
+  if ('all' in rule) return rule.all.forEach((r) => checkAccessRule(resource, r));
+  if ('field' in rule) {
+    const f = findField(resource, rule.field);
+    if (!f?.column) fail(`"${rule.field}" is not a stored field.`);
+    return;
+  }
+  if ('userIs' in rule) {
+    if (rule.userIs !== 'created_by' && findForeignKey(resource, rule.userIs)?.target.key !== 'user') fail(`"${rule.userIs}" is not a foreign key to user.`);
+    return;
+  }
+  if ('userAmong' in rule) {
+    if (findManyToMany(resource, rule.userAmong)?.target.key !== 'user') fail(`"${rule.userAmong}" is not a many-to-many to user.`);
+    return;
+  }
+  if ('groupAmong' in rule) {
+    if (findManyToMany(resource, rule.groupAmong)?.target.key !== 'customgroup') fail(`"${rule.groupAmong}" is not a many-to-many to customgroup.`);
+    return;
+  }
+  const fk = findForeignKey(resource, rule.via);
+  if (!fk) fail(`"${rule.via}" is not a foreign key.`);
+  else if (!fk.target.access[rule.action] && rule.action === 'view') fail(`"${fk.target.key}" has no ${rule.action} rule to follow.`);
+}
+
+function check(resource: Resource): void {
+  const fail = (msg: string) => {
+    throw new DeclarationError(resource.key, msg);
+  };
+  const names = new Set<string>();
+  for (const n of [...resource.fields.map((f) => f.name), ...resource.foreignKeys.flatMap((r) => [r.name, r.writeName]), ...resource.manyToMany.flatMap((r) => [r.name, r.writeName])]) {
+    if (names.has(n)) fail(`the name "${n}" is used twice (fields, relations and their write names must differ).`);
+    names.add(n);
+  }
+  for (const f of resource.fields) {
+    const s = f.spec;
+    if (s.type === 'state') {
+      for (const v of [s.default, ...s.initial, ...Object.keys(s.transitions), ...Object.values(s.transitions).flat()]) {
+        if (!s.values.includes(v as string)) fail(`state field "${f.name}" names undeclared state "${v}".`);
+      }
+    }
+    if (s.type === 'enum' && s.derived) {
+      const via = findForeignKey(resource, s.derived.via);
+      if (!via) fail(`derived field "${f.name}" goes through unknown foreign key "${s.derived.via}".`);
+      const source = via && findField(via.target, s.derived.field);
+      if (!source?.column) fail(`derived field "${f.name}" reads unknown field "${s.derived.field}" of "${via?.target.key}".`);
+    }
+  }
+  for (const m of resource.manyToMany) {
+    const same = m.spec.sameParent;
+    if (same && (!findForeignKey(resource, same.local) || !findForeignKey(m.target, same.remote))) {
+      fail(`many-to-many "${m.name}": sameParent names foreign keys that do not exist.`);
+    }
+  }
+  for (const rule of resource.rules) {
+    const fields = rule.kind === 'order' ? [rule.earlier, rule.later] : [rule.start, rule.end];
+    for (const n of fields) if (!findField(resource, n)?.column) fail(`rule "${rule.kind}" names unknown field "${n}".`);
+    if (rule.kind === 'noOverlap' && !findForeignKey(resource, rule.scope)) fail(`rule "noOverlap" scope "${rule.scope}" is not a foreign key.`);
+  }
+  for (const o of resource.ordering) {
+    if (!findField(resource, o.replace(/^-/, ''))?.orderable) fail(`ordering names "${o}", which is not an orderable field.`);
+  }
+  if (resource.access.view) checkAccessRule(resource, resource.access.view);
+  if (resource.access.change) checkAccessRule(resource, resource.access.change);
+}
+
+export function compileDeclarations(declarations: readonly ResourceDeclaration[]): Resource[] {
+  const resources = declarations.map(compileOne);
+  const byKey = new Map<string, Resource>();
+  const tables = new Set<string>();
+  for (const r of resources) {
+    if (byKey.has(r.key)) throw new DeclarationError(r.key, 'declared twice.');
+    if (tables.has(r.table)) throw new DeclarationError(r.key, `table "${r.table}" is used by another resource.`);
+    byKey.set(r.key, r);
+    tables.add(r.table);
+  }
+  for (const r of resources) link(r, byKey);
+  for (const r of resources) check(r);
+  return resources;
+}

@@ -1,0 +1,70 @@
+/** The compiled form of a declaration: names resolved, relations linked, defaults applied. */
+import type { FieldSpec, ForeignKey, ManyToMany, ResourceDeclaration, AccessRule, RecordRule } from '../declare/index.js';
+
+export type Action = 'view' | 'add' | 'change' | 'delete';
+export const ACTIONS: readonly Action[] = ['view', 'add', 'change', 'delete'];
+
+/** Present on every record (CONTRACT 2); never declared. */
+export const RECORD_FIELDS = ['id', 'uuid', 'created', 'modified', 'created_by', 'remote_key'] as const;
+
+export interface Field {
+  name: string;
+  spec: FieldSpec;
+  /** null for derived fields, which have no column. */
+  column: string | null;
+  nullable: boolean;
+  writable: boolean;
+  /** Served in responses (false for passwords). */
+  readable: boolean;
+  /** Has a list filter of its own name. */
+  filterable: boolean;
+  orderable: boolean;
+}
+
+export interface Reference {
+  name: string;
+  writeName: string;
+  target: Resource;
+}
+export interface ForeignKeyRef extends Reference {
+  kind: 'fk';
+  column: string;
+  spec: ForeignKey;
+  required: boolean;
+}
+export interface ManyToManyRef extends Reference {
+  kind: 'm2m';
+  spec: ManyToMany;
+}
+
+export interface Resource {
+  key: string;
+  path: string;
+  module: string;
+  name: string;
+  table: string;
+  title: string;
+  description: string;
+  /** Prefix of operation ids: `organisation_mitarbeitende`, `user`. */
+  operationPrefix: string;
+  permissions: Record<Action, string>;
+  fields: Field[];
+  foreignKeys: ForeignKeyRef[];
+  manyToMany: ManyToManyRef[];
+  ordering: string[];
+  access: { view?: AccessRule; change?: AccessRule };
+  rules: readonly RecordRule[];
+  /** Foreign keys of other resources (or this one) that point here. */
+  referencedBy: { resource: Resource; fk: ForeignKeyRef }[];
+  declaration: ResourceDeclaration;
+}
+
+export function findField(resource: Resource, name: string): Field | undefined {
+  return resource.fields.find((f) => f.name === name);
+}
+export function findForeignKey(resource: Resource, name: string): ForeignKeyRef | undefined {
+  return resource.foreignKeys.find((r) => r.name === name);
+}
+export function findManyToMany(resource: Resource, name: string): ManyToManyRef | undefined {
+  return resource.manyToMany.find((r) => r.name === name);
+}

@@ -1,0 +1,59 @@
+/** Starts the whole service (database, migrations, first admin, HTTP) and stops it cleanly; used by main and tests. */
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import type { Config } from './config.js';
+import type { Logger } from './log.js';
+import { createApp, type App } from './http/app.js';
+import { connect } from './storage/connect.js';
+import { migrateLatest } from './storage/migrate.js';
+import { loadRegistry } from './registry/registry.js';
+import { createUser } from './auth/users.js';
+import { createToken } from './auth/tokens.js';
+
+export interface RunningService {
+  url: string;
+  db: Knex;
+  app: App;
+  close(): Promise<void>;
+}
+
+/** On an empty database: a superuser `admin` with a random password and one token, printed once. */
+async function createFirstAdmin(db: Knex): Promise<{ password: string; token: string } | undefined> {
+  return db.transaction(async (trx) => {
+    await trx.raw('lock table users in exclusive mode');
+    if (await trx('users').first('id')) return undefined;
+    const password = randomBytes(12).toString('base64url');
+    const id = await createUser(trx, { username: 'admin', password, isSuperuser: true });
+    const { key } = await createToken(trx, id, 'first start');
+    return { password, token: key };
+  });
+}
+
+export async function startService(config: Config, log: Logger, opts: { quiet?: boolean } = {}): Promise<RunningService> {
+  const registry = await loadRegistry();
+  const db = connect(config);
+  await migrateLatest(db);
+  const first = await createFirstAdmin(db);
+  if (first && !opts.quiet) {
+    process.stdout.write(
+      `\nFirst start: created superuser "admin".\n  password: ${first.password}\n  API token: ${first.token}\nThese are shown once; keep them.\n\n`,
+    );
+  }
+  const app = createApp({ db, registry, log });
+  const server = http.createServer(app.koa.callback());
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host}:${port}`;
+  log.info({ url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'listening');
+  return {
+    url,
+    db,
+    app,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * PostgreSQL failures mapped to API errors in one place, by SQLSTATE class (pg and PGlite both
+ * carry `code` and `detail`). Anything unrecognised stays a plain error and becomes a logged 500.
+ */
+import { ApiError, DetailError, ValidationError, conflict, unavailable } from '../errors.js';
+
+interface PgError {
+  code?: string;
+  detail?: string;
+  constraint?: string;
+  message?: string;
+}
+
+const keyColumn = (detail: string | undefined): string | undefined => /Key \(([^)]+)\)=/.exec(detail ?? '')?.[1];
+
+/** `deleting` marks a delete, where a foreign-key violation means "still referenced". */
+export function mapDatabaseError(err: unknown, deleting: string | undefined): unknown {
+  if (err instanceof ApiError || typeof err !== 'object' || err === null) return err;
+  const e = err as PgError;
+  const code = e.code ?? '';
+  if (code === '23505') {
+    const column = keyColumn(e.detail) ?? 'non_field_errors';
+    return new ValidationError({ [column.includes(',') ? 'non_field_errors' : column]: [`A record with this ${column} already exists.`] });
+  }
+  if (code === '23503') {
+    if (deleting) return conflict(`Cannot delete ${deleting}: referenced by other records.`);
+    const column = keyColumn(e.detail) ?? 'non_field_errors';
+    const value = /\)=\(([^)]*)\)/.exec(e.detail ?? '')?.[1] ?? '';
+    return new ValidationError({ [column]: [`Invalid pk "${value}" - object does not exist.`] });
+  }
+  if (code === '23502' || code === '23514') return new ValidationError({ non_field_errors: [e.message ?? 'Constraint violated.'] });
+  if (code.startsWith('22')) return new DetailError(400, `Invalid value: ${e.message ?? code}`);
+  if (code.startsWith('08') || code === '57P01' || code === '57P03' || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code)) return unavailable();
+  return err;
+}

@@ -1,0 +1,64 @@
+/**
+ * The select list that turns a row into its JSON record, built once per resource. Formatting
+ * happens in SQL (ISO timestamps with Z, dates, decimals as text, many-to-many ids as sorted
+ * arrays), so a list is one query and pg and PGlite return identical values.
+ */
+import type { Field, Resource } from '../registry/resource.js';
+import { col, q } from './sql.js';
+
+export const ROW = 't';
+
+const isoTimestamp = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+function fieldExpression(resource: Resource, f: Field): string | null {
+  const s = f.spec;
+  if (s.type === 'enum' && s.derived) {
+    const fk = resource.foreignKeys.find((r) => r.name === s.derived!.via)!;
+    const cases = Object.entries(s.derived.map)
+      .map(([from, to]) => `when '${from.replace(/'/g, "''")}' then '${to.replace(/'/g, "''")}'`)
+      .join(' ');
+    return `(select case ${col('d', s.derived.field)} ${cases} end from ${q(fk.target.table)} d where d.id = ${col(ROW, fk.column)})`;
+  }
+  const c = col(ROW, f.column!);
+  switch (s.type) {
+    case 'password':
+      return null;
+    case 'decimal':
+    case 'time':
+      return `${c}::text`;
+    case 'date':
+      return `to_char(${c}, 'YYYY-MM-DD')`;
+    case 'datetime':
+      return isoTimestamp(c);
+    default:
+      return c;
+  }
+}
+
+/** SQL expression of a field's value as served (used by select lists, filters and ordering). */
+export function expressionOf(resource: Resource, f: Field): string {
+  if (f.column === null) return fieldExpression(resource, f)!;
+  return col(ROW, f.column);
+}
+
+export function selectList(resource: Resource): string {
+  const parts: string[] = [`${ROW}.id`, `${ROW}.uuid::text as uuid`];
+  for (const f of resource.fields) {
+    const expr = f.readable ? fieldExpression(resource, f) : null;
+    if (expr) parts.push(`${expr} as ${q(f.name)}`);
+  }
+  for (const fk of resource.foreignKeys) parts.push(`${col(ROW, fk.column)} as ${q(fk.name)}`);
+  for (const m of resource.manyToMany) {
+    const { table, sourceColumn, targetColumn } = m.spec;
+    parts.push(
+      `array(select j.${q(targetColumn)} from ${q(table)} j where j.${q(sourceColumn)} = ${ROW}.id order by 1) as ${q(m.name)}`,
+    );
+  }
+  parts.push(
+    `${isoTimestamp(`${ROW}.created`)} as created`,
+    `${isoTimestamp(`${ROW}.modified`)} as modified`,
+    `${ROW}.created_by`,
+    `${ROW}.remote_key`,
+  );
+  return parts.join(', ');
+}

@@ -1,0 +1,126 @@
+/** Bot module (AI assistant): language models, chat spaces, chats, chat entries and context checks. */
+import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+
+const visibility = () =>
+  field.enum({
+    values: ['normal', 'protected'],
+    default: 'normal',
+    description: 'normal: every user with the view permission; protected: admins, members or contributors only.',
+  });
+
+export const aimodel = defineResource({
+  module: 'bot',
+  name: 'aimodel',
+  table: 'bot_aimodel',
+  title: 'AI model',
+  description: 'A selectable large language model (e.g. GPT-4 Turbo, Gemini Flash, Claude Sonnet).',
+  fields: {
+    name: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Display name of the model.' }),
+    provider: field.string({ maxLength: 100, required: true, filter: true, search: true, description: 'Vendor serving the model, e.g. `openai`, `google`, `anthropic`.' }),
+    context_window: field.integer({ minimum: 1, maximum: 100_000_000, required: true, description: 'Maximum number of tokens the model reads at once.' }),
+    supports_web_search: field.boolean({ default: false, description: 'Whether chats with this model may search the web.' }),
+    is_default: field.boolean({ default: false, description: 'Whether the model is preselected for new chats.' }),
+    active: field.boolean({ default: true, description: 'Inactive models cannot be chosen any more.' }),
+  },
+});
+
+export const chatspace = defineResource({
+  module: 'bot',
+  name: 'chatspace',
+  table: 'bot_chatspace',
+  title: 'Chat space',
+  description: 'A shared space grouping chats, with its own admins, members and defaults.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the chat space.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Purpose of the chat space (markdown).' }),
+    visibility: visibility(),
+  },
+  relations: {
+    default_model: fk('bot/aimodel', { onDelete: 'set null', description: 'Model preselected for new chats in the space.' }),
+    default_template: fk('bot/chat', { onDelete: 'set null', description: 'Template chat new chats in the space start from.' }),
+    admins: m2m('user', {
+      writeName: 'admin_ids',
+      table: 'bot_chatspace_admins',
+      sourceColumn: 'chatspace_id',
+      targetColumn: 'user_id',
+      description: 'Users who administer the space.',
+    }),
+    members: m2m('user', {
+      writeName: 'member_ids',
+      table: 'bot_chatspace_members',
+      sourceColumn: 'chatspace_id',
+      targetColumn: 'user_id',
+      description: 'Users who work in the space.',
+    }),
+  },
+});
+
+export const chat = defineResource({
+  module: 'bot',
+  name: 'chat',
+  table: 'bot_chat',
+  title: 'Chat',
+  description: 'A conversation with an AI model, or a template (with a system role) for new conversations.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the chat.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the chat is about (markdown).' }),
+    temperature: field.decimal({ digits: 3, decimals: 2, minimum: 0, maximum: 2, default: '1.00', description: 'Sampling temperature 0.00–2.00; higher answers are more varied.' }),
+    web_search: field.boolean({ default: false, description: 'Whether the model may search the web (search-capable models only).' }),
+    visibility: visibility(),
+    is_template: field.boolean({ default: false, description: 'Whether the chat is a template for new chats.' }),
+    system_role: field.text({ allowBlank: true, description: 'Instructions given to the model before the conversation (templates).' }),
+    archived: field.boolean({ default: false, description: 'Archived chats are kept but hidden.' }),
+  },
+  relations: {
+    aimodel: fk('bot/aimodel', { onDelete: 'set null', description: 'Model answering in the chat.' }),
+    chatspace: fk('bot/chatspace', { onDelete: 'set null', description: 'Space the chat belongs to; empty for a personal chat.' }),
+    contributors: m2m('user', {
+      writeName: 'contributor_ids',
+      table: 'bot_chat_contributors',
+      sourceColumn: 'chat_id',
+      targetColumn: 'user_id',
+      description: 'Users who share the chat.',
+    }),
+  },
+});
+
+export const entry = defineResource({
+  module: 'bot',
+  name: 'entry',
+  table: 'bot_entry',
+  title: 'Entry (chat message)',
+  description: 'One message of a chat: a question, an answer or a system instruction.',
+  fields: {
+    role: field.enum({
+      values: ['user', 'assistant', 'system'],
+      required: true,
+      description: 'Who speaks: user (question), assistant (model answer) or system (instruction).',
+    }),
+    content: field.text({ required: true, search: true, description: 'Text of the message (markdown).' }),
+    version: field.integer({ minimum: 1, default: 1, description: 'Version of the entry; regenerated answers count up.' }),
+  },
+  relations: {
+    chat: fk('bot/chat', { required: true, onDelete: 'cascade', description: 'Chat the entry is part of.' }),
+    aimodel: fk('bot/aimodel', { onDelete: 'set null', description: 'Model that produced the answer (may differ per entry).' }),
+  },
+});
+
+export const contextCheck = defineResource({
+  module: 'bot',
+  name: 'context_check',
+  table: 'bot_context_check',
+  title: 'Context check',
+  description: 'A check whether a context (prompt and documents) fits the context window of a model.',
+  fields: {
+    content: field.text({ required: true, description: 'The context text that was checked.' }),
+    token_count: field.integer({ minimum: 0, description: 'Number of tokens the context needs.' }),
+    fits: field.boolean({ default: false, description: 'Result: whether the context fits the model’s context window.' }),
+    message: field.string({ maxLength: 255, allowBlank: true, description: 'Short explanation of the result.' }),
+  },
+  relations: {
+    aimodel: fk('bot/aimodel', { required: true, onDelete: 'cascade', description: 'Model whose context window was checked.' }),
+    chat: fk('bot/chat', { onDelete: 'cascade', description: 'Chat the check was made for.' }),
+  },
+});
+
+export default [aimodel, chatspace, chat, entry, contextCheck];

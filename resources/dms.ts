@@ -1,0 +1,129 @@
+/** DMS module (document management): a folder tree, document types, and documents with an approval workflow. */
+import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+
+export const folder = defineResource({
+  module: 'dms',
+  name: 'folder',
+  table: 'dms_folder',
+  title: 'Folder (Ordner)',
+  description: 'A folder of the document tree; it carries default roles and permissions for its documents.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the folder holds (markdown).' }),
+    visibility: field.enum({
+      values: ['normal', 'protected'],
+      default: 'normal',
+      description: 'normal: everyone with the view permission; protected: admins, team members and org-unit members only.',
+    }),
+    inherit_permissions: field.boolean({ default: false, description: 'Take admins, team, visibility and org units from the parent folder.' }),
+    archived: field.boolean({ default: false, description: 'Archived folders are kept but hidden from daily work.' }),
+  },
+  relations: {
+    // cascade: subfolders go with their folder; documents in them are protected, which blocks the delete
+    parent: fk('dms/folder', { onDelete: 'cascade', tree: true, description: 'Parent folder; null for a root folder.' }),
+    responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: "Default responsible function (Funktion) for the folder's documents." }),
+    reviewing_function: fk('organisation/funktionen', { onDelete: 'set null', description: "Default reviewing function for the folder's documents." }),
+    approving_function: fk('organisation/funktionen', { onDelete: 'set null', description: "Default approving function for the folder's documents." }),
+    admins: m2m('user', {
+      writeName: 'admin_ids',
+      table: 'dms_folder_admins',
+      sourceColumn: 'folder_id',
+      targetColumn: 'user_id',
+      description: 'Users who administer the folder.',
+    }),
+    team_members: m2m('user', {
+      writeName: 'team_member_ids',
+      table: 'dms_folder_team_members',
+      sourceColumn: 'folder_id',
+      targetColumn: 'user_id',
+      description: 'Users of the folder team; they see a protected folder.',
+    }),
+    orgunits: m2m('organisation/orgunit', {
+      writeName: 'orgunit_ids',
+      table: 'dms_folder_orgunits',
+      sourceColumn: 'folder_id',
+      targetColumn: 'orgunit_id',
+      description: 'Organisational units whose members see a protected folder.',
+    }),
+  },
+});
+
+export const documenttype = defineResource({
+  module: 'dms',
+  name: 'documenttype',
+  table: 'dms_documenttype',
+  title: 'Document type (Dokumenttyp)',
+  description: 'A kind of document, e.g. work instruction or form, used to classify and filter documents.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the document type.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What documents of this type are (markdown).' }),
+    archived: field.boolean({ default: false, description: 'Archived types are kept but no longer offered for selection.' }),
+  },
+});
+
+export const document = defineResource({
+  module: 'dms',
+  name: 'document',
+  table: 'dms_document',
+  title: 'Document (Dokument)',
+  description: 'A managed document in a folder, moving through the review and approval workflow.',
+  fields: {
+    code: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Document ID, e.g. `AA-001`.' }),
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Title of the document.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Summary of the document (markdown).' }),
+    revision: field.integer({ minimum: 0, description: 'Revision number; raised with each approval.' }),
+    state: field.state({
+      values: ['draft', 'review', 'reviewed', 'approved', 'expired', 'archived'],
+      default: 'draft',
+      // importers bring in documents that are approved already
+      initial: ['draft', 'approved'],
+      transitions: {
+        draft: ['review'],
+        review: ['reviewed', 'draft'],
+        reviewed: ['approved', 'draft'],
+        approved: ['expired', 'archived', 'draft'],
+        expired: ['approved', 'archived', 'draft'],
+        archived: ['draft'],
+      },
+      description: 'Approval workflow: draft (Entwurf), review (Zur Prüfung), reviewed (Geprüft), approved (Freigegeben), expired (Abgelaufen), archived (Archiviert).',
+    }),
+    valid_from: field.date({ description: 'First day the document applies.' }),
+    valid_to: field.date({ description: 'Last day the document applies; after it the document expires.' }),
+    next_review: field.date({ description: 'Date of the next periodic review (reminder only; does not change the state).' }),
+    review_periodicity: field.enum({
+      values: ['monthly', 'quarterly', 'half_yearly', 'yearly', 'every_2_years', 'custom'],
+      description: 'How often the document is reviewed.',
+    }),
+    external_url: field.url({ maxLength: 2000, description: 'Link to the document in an external system.' }),
+    retention_years: field.integer({ minimum: 0, maximum: 100, description: 'Retention period in years.' }),
+    archived: field.boolean({ default: false, description: 'Archived documents are kept but hidden from daily work.' }),
+  },
+  relations: {
+    // protect: deleting a folder must not silently delete its documents
+    folder: fk('dms/folder', { required: true, onDelete: 'protect', description: 'Folder the document is filed in.' }),
+    documenttype: fk('dms/documenttype', { onDelete: 'set null', description: 'Type of the document.' }),
+    owner: fk('user', { onDelete: 'set null', description: 'User who owns the document.' }),
+    author: fk('organisation/mitarbeitende', { onDelete: 'set null', description: 'Employee who wrote the document.' }),
+    responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: "Responsible function (Funktion); the folder's when empty." }),
+    reviewing_function: fk('organisation/funktionen', { onDelete: 'set null', description: "Reviewing function; the folder's when empty." }),
+    approving_function: fk('organisation/funktionen', { onDelete: 'set null', description: "Approving function; the folder's when empty." }),
+    working_copy_of: fk('dms/document', { onDelete: 'set null', description: 'Approved document this draft is a working copy of.' }),
+    processes: m2m('process/process', {
+      writeName: 'process_ids',
+      table: 'dms_document_processes',
+      sourceColumn: 'document_id',
+      targetColumn: 'process_id',
+      description: 'Processes the document belongs to.',
+    }),
+    related_documents: m2m('dms/document', {
+      writeName: 'related_document_ids',
+      table: 'dms_document_related_documents',
+      sourceColumn: 'document_id',
+      targetColumn: 'related_document_id',
+      description: 'Documents that also apply (mitgeltende Dokumente).',
+    }),
+  },
+  rules: [{ kind: 'order', earlier: 'valid_from', later: 'valid_to' }],
+});
+
+export default [folder, documenttype, document];

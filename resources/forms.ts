@@ -1,0 +1,178 @@
+/** Forms module (Formulare): folders, templates with sections, questions and choices, and filled-in forms. */
+import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+
+export const folder = defineResource({
+  module: 'forms',
+  name: 'folder',
+  table: 'forms_folder',
+  title: 'Form folder',
+  description: 'A folder of form templates, organised as a tree; it decides who may use its templates.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the folder contains (markdown).' }),
+    visibility: field.enum({
+      values: ['public', 'protected', 'private'],
+      default: 'public',
+      description: 'public: meant for all form users; protected: admins and team; private: admins only.',
+    }),
+    inherit_permissions: field.boolean({ default: false, description: 'Whether admins, team and visibility are taken over from the parent folder.' }),
+  },
+  relations: {
+    // cascade: a folder's subtree goes with it; templates inside protect it from being deleted
+    parent: fk('forms/folder', { onDelete: 'cascade', tree: true, description: 'Parent folder; null for a top-level folder.' }),
+    admins: m2m('user', {
+      writeName: 'admin_ids',
+      table: 'forms_folder_admins',
+      sourceColumn: 'folder_id',
+      targetColumn: 'user_id',
+      description: 'Users who administer the folder and its templates.',
+    }),
+    team_members: m2m('user', {
+      writeName: 'team_member_ids',
+      table: 'forms_folder_team_members',
+      sourceColumn: 'folder_id',
+      targetColumn: 'user_id',
+      description: 'Users who may use the templates of a protected folder.',
+    }),
+  },
+});
+
+export const template = defineResource({
+  module: 'forms',
+  name: 'template',
+  table: 'forms_template',
+  title: 'Form template (Formularvorlage)',
+  description: 'The design of a form: its mode, settings, sections and questions.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the template.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Introduction shown above the form (markdown).' }),
+    mode: field.enum({
+      values: ['form', 'test', 'quiz', 'checklist', 'vote'],
+      default: 'form',
+      description: 'form: plain form; test: one scored attempt; quiz: unlimited attempts with feedback; checklist: compliance check; vote: poll.',
+    }),
+    public_form: field.boolean({ default: false, description: 'Whether the form can be filled in through a shared public link.' }),
+    allow_anonymous: field.boolean({ default: false, description: 'Whether the form may be submitted without a user.' }),
+    allow_multiple_submissions: field.boolean({ default: false, description: 'Whether one user may submit the form more than once.' }),
+    pass_threshold: field.integer({ minimum: 0, maximum: 100, description: 'Percent of points needed to pass a test or quiz.' }),
+    time_limit: field.integer({ minimum: 1, maximum: 1440, description: 'Time limit of a test or quiz, in minutes.' }),
+    archived: field.boolean({ default: false, description: 'Archived templates keep their filled-in forms but accept no new ones.' }),
+  },
+  relations: {
+    // protect: the folder's templates (and their filled-in forms) would be lost
+    folder: fk('forms/folder', { required: true, onDelete: 'protect', description: 'Folder the template is filed in; it decides permissions.' }),
+    labels: m2m('process/label', {
+      writeName: 'label_ids',
+      table: 'forms_template_labels',
+      sourceColumn: 'template_id',
+      targetColumn: 'label_id',
+      description: 'Shared labels of the template.',
+    }),
+  },
+});
+
+export const section = defineResource({
+  module: 'forms',
+  name: 'section',
+  table: 'forms_section',
+  title: 'Form section',
+  description: 'A titled group of questions within a template.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Heading of the section.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Text shown below the heading (markdown).' }),
+    order: field.integer({ minimum: 0, default: 0, description: 'Position of the section within its template, ascending.' }),
+  },
+  relations: {
+    template: fk('forms/template', { required: true, onDelete: 'cascade', description: 'Template the section belongs to.' }),
+  },
+});
+
+export const question = defineResource({
+  module: 'forms',
+  name: 'question',
+  table: 'forms_question',
+  title: 'Form question',
+  description: 'A question of a template, optionally placed in one of its sections.',
+  fields: {
+    text: field.text({ required: true, search: true, description: 'The question as shown to the person filling in the form (markdown).' }),
+    help_text: field.text({ allowBlank: true, search: true, description: 'Hint shown below the question.' }),
+    type: field.enum({
+      values: ['text', 'number', 'choice', 'date'],
+      default: 'text',
+      description: 'Kind of answer: text, number, choice (from the question\'s choices) or date.',
+    }),
+    multiple: field.boolean({ default: false, description: 'For choice questions: whether several choices may be picked.' }),
+    required: field.boolean({ default: false, description: 'Whether the question must be answered before submitting.' }),
+    admin_only: field.boolean({ default: false, description: 'Whether only template admins see and answer the question.' }),
+    order: field.integer({ minimum: 0, default: 0, description: 'Position of the question within its template or section, ascending.' }),
+    points: field.integer({ minimum: 0, description: 'Points a correct answer earns in a test or quiz.' }),
+  },
+  relations: {
+    template: fk('forms/template', { required: true, onDelete: 'cascade', description: 'Template the question belongs to.' }),
+    // set null: removing a section keeps its questions in the template
+    section: fk('forms/section', { onDelete: 'set null', description: 'Section the question is shown in (a section of the same template); null for none.' }),
+  },
+});
+
+export const choice = defineResource({
+  module: 'forms',
+  name: 'choice',
+  table: 'forms_choice',
+  title: 'Answer choice',
+  description: 'One option of a choice question.',
+  fields: {
+    label: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Text shown for the option.' }),
+    value: field.string({ maxLength: 255, required: true, description: 'Value stored in the answers when the option is picked.' }),
+    order: field.integer({ minimum: 0, default: 0, description: 'Position of the option within its question, ascending.' }),
+    is_correct: field.boolean({ default: false, description: 'Whether the option is a correct answer (tests and quizzes).' }),
+  },
+  relations: {
+    question: fk('forms/question', { required: true, onDelete: 'cascade', description: 'Question the option belongs to.' }),
+  },
+});
+
+/** Answers keyed by question id; a choice question with `multiple` answers with a list of choice values. */
+const ANSWERS_SCHEMA = {
+  type: 'object',
+  description: 'Answers keyed by question id (as a string).',
+  propertyNames: { pattern: '^[1-9][0-9]*$' },
+  additionalProperties: {
+    anyOf: [
+      { type: 'string', maxLength: 100000 },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'null' },
+      { type: 'array', items: { anyOf: [{ type: 'string', maxLength: 10000 }, { type: 'number' }] } },
+    ],
+  },
+};
+
+export const form = defineResource({
+  module: 'forms',
+  name: 'form',
+  table: 'forms_form',
+  title: 'Filled-in form (Formular)',
+  description: 'A form filled in from a template: its answers and where it stands.',
+  fields: {
+    answers: field.json({ schema: ANSWERS_SCHEMA, default: {}, description: 'Answers keyed by question id: text, number, date string, or a list of choice values.' }),
+    progress: field.integer({ minimum: 0, maximum: 100, default: 0, description: 'Percent of the required questions answered.' }),
+    state: field.state({
+      values: ['draft', 'submitted', 'needs_revision', 'completed'],
+      default: 'draft',
+      initial: ['draft', 'submitted'],
+      transitions: {
+        draft: ['submitted'],
+        submitted: ['completed', 'needs_revision'],
+        needs_revision: ['submitted'],
+      },
+      description: 'draft → submitted → completed; a submitted form may be sent back (needs_revision) and resubmitted. completed is final.',
+    }),
+  },
+  relations: {
+    // protect: deleting a template must not silently discard submissions
+    template: fk('forms/template', { required: true, onDelete: 'protect', description: 'Template the form was filled in from.' }),
+    user: fk('user', { onDelete: 'set null', description: 'User who filled in the form; null when anonymous.' }),
+  },
+});
+
+export default [folder, template, section, question, choice, form];

@@ -1,0 +1,99 @@
+/** KPI module (Kennzahlen): key performance indicators, their folders and measurements. */
+import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+
+const RATING = ['green', 'orange', 'red'] as const;
+
+export const folder = defineResource({
+  module: 'kpi',
+  name: 'folder',
+  table: 'kpi_folder',
+  title: 'KPI folder',
+  description: 'A folder grouping KPIs, with its own admins and team.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the folder contains (markdown).' }),
+    visibility: field.enum({
+      values: ['normal', 'protected'],
+      default: 'normal',
+      description: 'normal: meant for every user with the view permission; protected: meant for admins and team only.',
+    }),
+  },
+  relations: {
+    admins: m2m('user', {
+      writeName: 'admin_ids',
+      table: 'kpi_folder_admins',
+      sourceColumn: 'folder_id',
+      targetColumn: 'user_id',
+      description: 'Users with full access to the folder and its KPIs.',
+    }),
+    team_members: m2m('user', {
+      writeName: 'team_member_ids',
+      table: 'kpi_folder_team_members',
+      sourceColumn: 'folder_id',
+      targetColumn: 'user_id',
+      description: 'Users who may read the folder and its KPIs.',
+    }),
+  },
+});
+
+export const kpi = defineResource({
+  module: 'kpi',
+  name: 'kpi',
+  table: 'kpi_kpi',
+  title: 'KPI (Kennzahl)',
+  description: 'A key performance indicator with a unit, a target value and the direction in which it improves.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the KPI.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the KPI measures and how (markdown).' }),
+    unit: field.string({ maxLength: 50, allowBlank: true, description: 'Unit of the values, e.g. `%`, `CHF`, `days`.' }),
+    target_value: field.decimal({ digits: 18, decimals: 4, description: 'Value the KPI should reach.' }),
+    direction: field.enum({
+      values: ['higher_is_better', 'lower_is_better'],
+      default: 'higher_is_better',
+      description: 'Whether values above (higher_is_better) or below (lower_is_better) the target are good.',
+    }),
+    rating: field.enum({ values: RATING, description: 'Current traffic-light rating: green, orange or red.' }),
+    rating_comment: field.text({ allowBlank: true, description: 'Why the KPI has its current rating.' }),
+    next_measurement: field.date({ description: 'Date the next measurement is due.' }),
+    show_chart: field.boolean({ default: true, description: 'Whether the measurements are shown as a chart.' }),
+    archived: field.boolean({ default: false, description: 'Archived KPIs keep their measurements but are hidden from daily work.' }),
+  },
+  relations: {
+    // protect: a folder carries the KPIs' access settings, so it is emptied before it goes
+    folder: fk('kpi/folder', { onDelete: 'protect', description: 'Folder the KPI is filed in; null for top level.' }),
+    owner: fk('user', { onDelete: 'set null', description: 'User responsible for the KPI and its measurements.' }),
+    responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: 'Function (Funktion) responsible for the KPI.' }),
+    periodicity: fk('process/periodizitaet', { onDelete: 'set null', description: 'How often the KPI is measured (Periodizität).' }),
+    processes: m2m('process/process', {
+      writeName: 'process_ids',
+      table: 'kpi_kpi_processes',
+      sourceColumn: 'kpi_id',
+      targetColumn: 'process_id',
+      description: 'Processes the KPI measures.',
+    }),
+  },
+});
+
+export const measurement = defineResource({
+  module: 'kpi',
+  name: 'measurement',
+  table: 'kpi_measurement',
+  title: 'Measurement (Messung)',
+  description: 'One measured value of a KPI on a date.',
+  fields: {
+    date: field.date({ required: true, description: 'Date the value was measured.' }),
+    value: field.decimal({ digits: 18, decimals: 4, required: true, description: 'Measured value, in the unit of the KPI.' }),
+    target_value: field.decimal({ digits: 18, decimals: 4, description: "Target for this measurement when it differs from the KPI's target." }),
+    rating: field.enum({ values: RATING, description: 'Traffic-light rating of the value: green, orange or red.' }),
+    trend: field.enum({
+      values: ['trending_up', 'trending_flat', 'trending_down'],
+      description: 'Trend since the previous measurement: trending_up, trending_flat or trending_down.',
+    }),
+    description: field.text({ allowBlank: true, search: true, description: 'Comment on the measurement (markdown).' }),
+  },
+  relations: {
+    kpi: fk('kpi/kpi', { required: true, onDelete: 'cascade', description: 'KPI the value belongs to; deleting the KPI deletes its measurements.' }),
+  },
+});
+
+export default [folder, kpi, measurement];

@@ -1,0 +1,169 @@
+/** OKR module (Kompass): objective systems, their periods, objectives, key results and progress updates. */
+import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+
+const GOAL_STATES = ['draft', 'released', 'in_progress', 'completed', 'cancelled'] as const;
+const GOAL_TRANSITIONS = {
+  draft: ['released', 'cancelled'],
+  released: ['in_progress', 'draft', 'cancelled'],
+  in_progress: ['completed', 'cancelled'],
+} as const;
+
+export const system = defineResource({
+  module: 'okr',
+  name: 'system',
+  table: 'okr_system',
+  title: 'Objective system (Zielsystem)',
+  description: 'A system of objectives (OKR or management review) with its vision, mission and strategy.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the system.' }),
+    type: field.enum({
+      values: ['okr', 'management_review'],
+      default: 'okr',
+      description: 'okr: objectives and key results; management_review: periodic management review.',
+    }),
+    vision: field.text({ allowBlank: true, search: true, description: 'Vision statement (markdown).' }),
+    mission: field.text({ allowBlank: true, search: true, description: 'Mission statement (markdown).' }),
+    strategy: field.text({ allowBlank: true, search: true, description: 'Strategy (markdown).' }),
+    north_star: field.text({ allowBlank: true, search: true, description: 'North-star metric or goal (markdown).' }),
+    visibility: field.enum({
+      values: ['normal', 'protected'],
+      default: 'normal',
+      description: 'normal: meant for every user with the view permission; protected: meant for the owners only.',
+    }),
+  },
+  relations: {
+    owners: m2m('user', {
+      writeName: 'owner_ids',
+      table: 'okr_system_owners',
+      sourceColumn: 'system_id',
+      targetColumn: 'user_id',
+      description: 'Users responsible for the system.',
+    }),
+  },
+});
+
+export const period = defineResource({
+  module: 'okr',
+  name: 'period',
+  table: 'okr_period',
+  title: 'Period (Periode)',
+  description: 'A time span of a system in which objectives are pursued.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the period, e.g. `2027 Q1`.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Focus of the period (markdown).' }),
+    start: field.date({ required: true, description: 'First day of the period.' }),
+    end: field.date({ required: true, description: 'Last day of the period; not before `start`.' }),
+    state: field.state({
+      values: ['planning', 'in_progress', 'done'],
+      default: 'planning',
+      initial: ['planning', 'in_progress'],
+      transitions: { planning: ['in_progress'], in_progress: ['done', 'planning'], done: ['in_progress'] },
+      description: 'Status of the period: planning, in_progress or done (done may be reopened).',
+    }),
+  },
+  relations: {
+    system: fk('okr/system', { required: true, onDelete: 'cascade', description: 'System the period belongs to; deleting the system deletes its periods.' }),
+  },
+  rules: [{ kind: 'order', earlier: 'start', later: 'end' }],
+});
+
+export const objective = defineResource({
+  module: 'okr',
+  name: 'objective',
+  table: 'okr_objective',
+  title: 'Objective (Ziel)',
+  description: 'A qualitative goal of a period, measured by its key results.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'The objective in one sentence.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Why the objective matters (markdown).' }),
+    state: field.state({
+      values: GOAL_STATES,
+      default: 'draft',
+      initial: ['draft', 'released'],
+      transitions: GOAL_TRANSITIONS,
+      description: 'draft → released → in_progress → completed; cancelled from any open state. completed and cancelled are final.',
+    }),
+    order: field.integer({ minimum: 0, default: 0, description: 'Position of the objective within its period, ascending.' }),
+  },
+  relations: {
+    period: fk('okr/period', { required: true, onDelete: 'cascade', description: 'Period the objective belongs to; deleting the period deletes its objectives.' }),
+    responsible_users: m2m('user', {
+      writeName: 'responsible_user_ids',
+      table: 'okr_objective_responsible_users',
+      sourceColumn: 'objective_id',
+      targetColumn: 'user_id',
+      description: 'Users responsible for the objective.',
+    }),
+    processes: m2m('process/process', {
+      writeName: 'process_ids',
+      table: 'okr_objective_processes',
+      sourceColumn: 'objective_id',
+      targetColumn: 'process_id',
+      description: 'Processes involved in reaching the objective.',
+    }),
+    kpis: m2m('kpi/kpi', {
+      writeName: 'kpi_ids',
+      table: 'okr_objective_kpis',
+      sourceColumn: 'objective_id',
+      targetColumn: 'kpi_id',
+      description: 'KPIs related to the objective.',
+    }),
+  },
+});
+
+export const result = defineResource({
+  module: 'okr',
+  name: 'result',
+  table: 'okr_result',
+  title: 'Key result (Schlüsselergebnis)',
+  description: 'A measurable result that shows progress towards an objective.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'The key result in one sentence.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'How the result is measured (markdown).' }),
+    unit: field.string({ maxLength: 50, allowBlank: true, description: 'Unit of the values, e.g. `%`, `customers`.' }),
+    start_value: field.decimal({ digits: 18, decimals: 4, description: 'Value at the start of the period.' }),
+    target_value: field.decimal({ digits: 18, decimals: 4, description: 'Value to be reached.' }),
+    current_value: field.decimal({ digits: 18, decimals: 4, description: 'Latest known value.' }),
+    progress: field.integer({ minimum: 0, maximum: 100, default: 0, description: 'Percent achieved, entered or taken from the latest update.' }),
+    estimated_budget: field.decimal({ digits: 14, decimals: 2, description: 'Estimated cost in CHF.' }),
+    estimated_effort: field.decimal({ digits: 10, decimals: 2, description: 'Estimated effort in person-days.' }),
+    state: field.state({
+      values: GOAL_STATES,
+      default: 'draft',
+      initial: ['draft', 'released'],
+      transitions: GOAL_TRANSITIONS,
+      description: 'draft → released → in_progress → completed; cancelled from any open state. completed and cancelled are final.',
+    }),
+  },
+  relations: {
+    objective: fk('okr/objective', { required: true, onDelete: 'cascade', description: 'Objective the result belongs to; deleting the objective deletes its results.' }),
+    responsible_users: m2m('user', {
+      writeName: 'responsible_user_ids',
+      table: 'okr_result_responsible_users',
+      sourceColumn: 'result_id',
+      targetColumn: 'user_id',
+      description: 'Users responsible for the result.',
+    }),
+  },
+});
+
+export const update = defineResource({
+  module: 'okr',
+  name: 'update',
+  table: 'okr_update',
+  title: 'Progress update',
+  description: 'A dated progress report on a key result.',
+  fields: {
+    date: field.date({ required: true, description: 'Date of the report.' }),
+    value: field.decimal({ digits: 18, decimals: 4, description: "Value reached at the date, in the result's unit." }),
+    progress: field.integer({ minimum: 0, maximum: 100, required: true, description: 'Percent of the key result achieved at the date.' }),
+    rating: field.enum({ values: ['green', 'orange', 'red'], description: 'Traffic-light rating: green, orange or red.' }),
+    trend: field.enum({ values: ['positive', 'stable', 'negative'], description: 'Trend since the last update: positive, stable or negative.' }),
+    comment: field.text({ allowBlank: true, search: true, description: 'Comment on the progress (markdown).' }),
+  },
+  relations: {
+    result: fk('okr/result', { required: true, onDelete: 'cascade', description: 'Key result the update reports on; deleting the result deletes its updates.' }),
+  },
+});
+
+export default [system, period, objective, result, update];

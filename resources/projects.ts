@@ -1,0 +1,154 @@
+/** Projects module: projects with their phases, milestones and tasks (time-budget lines). */
+import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+
+const rating = {
+  values: ['green', 'orange', 'red'],
+  description: 'Traffic-light rating: green (on track), orange (at risk) or red (off track).',
+} as const;
+
+export const project = defineResource({
+  module: 'projects',
+  name: 'project',
+  table: 'projects_project',
+  title: 'Project (Projekt)',
+  description: 'A project from planning through approval to its end, organised as a tree of sub-projects.',
+  fields: {
+    number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Free project number (no automatic numbering).' }),
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the project.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Goal and scope of the project (markdown).' }),
+    state: field.state({
+      values: ['planned', 'verification', 'approved', 'active', 'finished', 'postponed', 'cancelled'],
+      default: 'planned',
+      initial: ['planned'],
+      transitions: {
+        planned: ['verification', 'postponed', 'cancelled'],
+        verification: ['approved', 'planned', 'postponed', 'cancelled'],
+        approved: ['active', 'planned', 'postponed', 'cancelled'],
+        active: ['finished', 'postponed', 'cancelled'],
+        postponed: ['planned', 'active', 'cancelled'],
+        finished: ['active'],
+        cancelled: ['planned'],
+      },
+      description: 'Lifecycle: planned, verification (under review), approved, active, finished, postponed, cancelled; no step may be skipped.',
+    }),
+    classification: field.enum({
+      values: ['normal', 'confidential'],
+      default: 'normal',
+      description: 'normal, or confidential (visible only to lead, admins and team).',
+    }),
+    rating: field.enum(rating),
+    start: field.date({ description: 'Planned start date.' }),
+    end: field.date({ description: 'Planned end date; not before the start.' }),
+    deadline: field.date({ description: 'Date by which the project must be done.' }),
+    investment_value: field.decimal({ digits: 14, decimals: 2, minimum: 0, description: 'Investment value in CHF.' }),
+    personnel_effort: field.decimal({ digits: 10, decimals: 2, minimum: 0, description: 'Personnel effort in person-days.' }),
+  },
+  relations: {
+    // set null: deleting a parent keeps its sub-projects and clears their parent
+    parent: fk('projects/project', { onDelete: 'set null', tree: true, description: 'Parent project; null for a top-level project.' }),
+    lead: fk('organisation/mitarbeitende', { onDelete: 'set null', description: 'Employee who leads the project (Federführung).' }),
+    lead_orgunit: fk('organisation/orgunit', { onDelete: 'set null', description: 'Organisational unit in charge of the project.' }),
+    orgunits: m2m('organisation/orgunit', {
+      writeName: 'orgunit_ids',
+      table: 'projects_project_orgunits',
+      sourceColumn: 'project_id',
+      targetColumn: 'orgunit_id',
+      description: 'Organisational units involved in the project.',
+    }),
+    admins: m2m('user', {
+      writeName: 'admin_ids',
+      table: 'projects_project_admins',
+      sourceColumn: 'project_id',
+      targetColumn: 'user_id',
+      description: 'Users who administer the project.',
+    }),
+    team_members: m2m('organisation/mitarbeitende', {
+      writeName: 'team_member_ids',
+      table: 'projects_project_team_members',
+      sourceColumn: 'project_id',
+      targetColumn: 'employee_id',
+      description: 'Employees on the project team.',
+    }),
+  },
+  rules: [{ kind: 'order', earlier: 'start', later: 'end' }],
+});
+
+export const phase = defineResource({
+  module: 'projects',
+  name: 'phase',
+  table: 'projects_phase',
+  title: 'Phase (Projektphase)',
+  description: 'A period of a project, shown as a bar in the Gantt chart.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the phase.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What happens in the phase (markdown).' }),
+    notes: field.text({ allowBlank: true, description: 'Internal notes on the phase (markdown).' }),
+    start: field.date({ required: true, description: 'First day of the phase.' }),
+    end: field.date({ required: true, description: 'Last day of the phase; not before the start.' }),
+  },
+  relations: {
+    // cascade: phases are parts of their project
+    project: fk('projects/project', { required: true, onDelete: 'cascade', description: 'Project the phase belongs to.' }),
+  },
+  ordering: ['start'],
+  rules: [{ kind: 'order', earlier: 'start', later: 'end' }],
+});
+
+export const milestone = defineResource({
+  module: 'projects',
+  name: 'milestone',
+  table: 'projects_milestone',
+  title: 'Milestone (Meilenstein)',
+  description: 'A point in time of a project that marks an important result.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the milestone.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the milestone stands for (markdown).' }),
+    date: field.date({ required: true, description: 'Date of the milestone.' }),
+    reached: field.boolean({ default: false, description: 'Whether the milestone has been reached (mark it rather than delete it).' }),
+    rating: field.enum(rating),
+  },
+  relations: {
+    // cascade: milestones are parts of their project
+    project: fk('projects/project', { required: true, onDelete: 'cascade', description: 'Project the milestone belongs to.' }),
+  },
+  ordering: ['date'],
+});
+
+export const task = defineResource({
+  module: 'projects',
+  name: 'task',
+  table: 'projects_task',
+  title: 'Task (Kostenstelle)',
+  description: 'A work package of a project with its own time budget; time is booked against tasks.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the task.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the task covers (markdown).' }),
+    state: field.state({
+      values: ['draft', 'active', 'accounted', 'closed'],
+      default: 'draft',
+      initial: ['draft', 'active'],
+      transitions: {
+        draft: ['active', 'closed'],
+        active: ['accounted', 'closed'],
+        accounted: ['active', 'closed'],
+        closed: ['active'],
+      },
+      description: 'Lifecycle: draft, active (time can be booked), accounted (abgerechnet) or closed.',
+    }),
+    priority: field.enum({ values: ['low', 'normal', 'high', 'urgent'], default: 'normal', description: 'Priority of the task.' }),
+    due_date: field.date({ description: 'Date by which the task should be done.' }),
+    estimated_hours: field.decimal({ digits: 10, decimals: 2, minimum: 0, description: 'Estimated (budgeted) hours.' }),
+    hourly_rate: field.decimal({ digits: 14, decimals: 2, minimum: 0, description: 'Hourly rate in CHF.' }),
+    billable: field.boolean({ default: false, description: 'Whether hours booked on the task are billed to the customer.' }),
+    visible_to_all: field.boolean({ default: true, description: 'Whether every user sees and can book the task; otherwise only project admins and the assignee.' }),
+  },
+  relations: {
+    // cascade: tasks are parts of their project
+    project: fk('projects/project', { required: true, onDelete: 'cascade', description: 'Project the task belongs to.' }),
+    phase: fk('projects/phase', { onDelete: 'set null', description: 'Phase of the same project the task falls in.' }),
+    milestone: fk('projects/milestone', { onDelete: 'set null', description: 'Milestone of the same project the task leads to.' }),
+    assignee: fk('organisation/mitarbeitende', { onDelete: 'set null', description: 'Employee responsible for the task.' }),
+  },
+});
+
+export default [project, phase, milestone, task];

@@ -1,0 +1,50 @@
+/** Resources module: bookable resources (rooms, vehicles, equipment) and their allocations. */
+import { defineResource, field, fk } from '../engine/declare/index.js';
+
+export const resources = defineResource({
+  module: 'resources',
+  name: 'resources',
+  table: 'resources_resources',
+  title: 'Resource',
+  description: 'A bookable resource: a room, a vehicle or a piece of equipment.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the resource.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Description and equipment of the resource (markdown).' }),
+    kind: field.enum({
+      values: ['room', 'vehicle', 'equipment'],
+      required: true,
+      description: 'Kind of resource: room, vehicle or equipment.',
+    }),
+    capacity: field.integer({ minimum: 0, description: 'How many people (seats) or units the resource holds.' }),
+    location: field.string({ maxLength: 255, allowBlank: true, search: true, description: 'Where the resource is.' }),
+    archived: field.boolean({ default: false, description: 'Archived resources can no longer be booked but are kept.' }),
+  },
+  relations: {
+    responsible: fk('user', { onDelete: 'set null', description: 'User responsible for the resource.' }),
+  },
+});
+
+export const allocations = defineResource({
+  module: 'resources',
+  name: 'allocations',
+  table: 'resources_allocations',
+  title: 'Allocation (booking)',
+  description: 'A booking of a resource for a period; bookings of one resource must not overlap.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Purpose of the booking.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Details of the booking (markdown).' }),
+    start: field.datetime({ required: true, description: 'When the booking starts.' }),
+    end: field.datetime({ required: true, description: 'When the booking ends (exclusive); not before the start.' }),
+  },
+  relations: {
+    // Bookings are parts of the resource's calendar.
+    resource: fk('resources/resources', { required: true, onDelete: 'cascade', description: 'Resource booked.' }),
+    user: fk('user', { onDelete: 'set null', description: 'User the resource is allocated to.' }),
+  },
+  rules: [
+    { kind: 'order', earlier: 'start', later: 'end' },
+    { kind: 'noOverlap', scope: 'resource', start: 'start', end: 'end' },
+  ],
+});
+
+export default [resources, allocations];

@@ -1,0 +1,149 @@
+/** Stream module ("News & Events"): news channels, their posts, events and event participants. */
+import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+
+export const stream = defineResource({
+  module: 'stream',
+  name: 'stream',
+  table: 'stream_stream',
+  title: 'Stream (news channel)',
+  description: 'A news channel that publishes messages and events to its readers.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the channel.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the channel is about (markdown).' }),
+    visibility: field.enum({
+      values: ['normal', 'protected'],
+      default: 'normal',
+      description: 'normal: every user with the view permission; protected: admins, team members and targeted groups only.',
+    }),
+    subscription_mode: field.enum({
+      values: ['fixed', 'opt_in', 'mandatory_for_targeted'],
+      default: 'opt_in',
+      description: 'fixed: readers are subscribed and cannot leave; opt_in: readers subscribe themselves; mandatory_for_targeted: fixed for targeted groups, opt-in for others.',
+    }),
+    allow_comments: field.boolean({ default: true, description: 'Whether messages may be commented on by default.' }),
+    allow_likes: field.boolean({ default: true, description: 'Whether messages may be liked by default.' }),
+    archived: field.boolean({ default: false, description: 'Archived channels are kept but hidden from daily work.' }),
+  },
+  relations: {
+    admins: m2m('user', {
+      writeName: 'admin_ids',
+      table: 'stream_stream_admins',
+      sourceColumn: 'stream_id',
+      targetColumn: 'user_id',
+      description: 'Users who administer the channel.',
+    }),
+    team_members: m2m('user', {
+      writeName: 'team_member_ids',
+      table: 'stream_stream_team_members',
+      sourceColumn: 'stream_id',
+      targetColumn: 'user_id',
+      description: 'Users who may post in the channel.',
+    }),
+    groups: m2m('customgroup', {
+      writeName: 'group_ids',
+      table: 'stream_stream_groups',
+      sourceColumn: 'stream_id',
+      targetColumn: 'group_id',
+      description: 'Groups the channel targets (its audience).',
+    }),
+  },
+});
+
+export const messages = defineResource({
+  module: 'stream',
+  name: 'messages',
+  table: 'stream_messages',
+  title: 'Message (news post)',
+  description: 'A news post in a channel; a publication time in the future schedules it.',
+  fields: {
+    title: field.string({ maxLength: 255, allowBlank: true, filter: true, search: true, description: 'Optional headline of the post.' }),
+    text: field.text({ required: true, search: true, description: 'Body of the post (markdown; video links are embedded).' }),
+    publish_at: field.datetime({ description: 'When the post becomes visible; a future time schedules it, empty publishes at once.' }),
+    allow_comments: field.boolean({ default: true, description: 'Whether readers may comment on the post.' }),
+    allow_likes: field.boolean({ default: true, description: 'Whether readers may like the post.' }),
+    archived: field.boolean({ default: false, description: 'Archived posts are kept but hidden from the feed.' }),
+  },
+  relations: {
+    // Posts are part of their channel: removing the channel removes its news.
+    stream: fk('stream/stream', { required: true, onDelete: 'cascade', description: 'Channel the post is published in.' }),
+  },
+});
+
+export const event = defineResource({
+  module: 'stream',
+  name: 'event',
+  table: 'stream_event',
+  title: 'Event',
+  description: 'An event announced in a channel, with optional registration and attendance tracking.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the event.' }),
+    text: field.text({ allowBlank: true, search: true, description: 'Description of the event (markdown).' }),
+    start: field.datetime({ required: true, description: 'When the event starts.' }),
+    end: field.datetime({ required: true, description: 'When the event ends; not before the start.' }),
+    all_day: field.boolean({ default: false, description: 'Whether the event lasts whole days (times are ignored in the UI).' }),
+    publish_at: field.datetime({ required: true, description: 'When the announcement becomes visible.' }),
+    location: field.string({ maxLength: 255, allowBlank: true, search: true, description: 'Where the event takes place.' }),
+    location_url: field.url({ maxLength: 500, description: 'Link to the venue or the online meeting.' }),
+    min_participants: field.integer({ minimum: 0, description: 'Minimum number of participants for the event to take place.' }),
+    max_participants: field.integer({ minimum: 0, description: 'Maximum number of participants; further sign-ups go to the waitlist.' }),
+    registration_deadline: field.datetime({ description: 'Last moment to sign up or withdraw; not after the end.' }),
+    self_registration: field.boolean({ default: false, description: 'Whether readers may sign up themselves.' }),
+    signature_required: field.boolean({ default: false, description: 'Whether attendance must be confirmed with a signature.' }),
+    participants_public: field.boolean({ default: true, description: 'Whether readers see the list of participants.' }),
+    pinned: field.boolean({ default: false, description: 'Pinned events stay on top of the channel.' }),
+  },
+  relations: {
+    // protect: an event carries registrations and attendance records that would be lost.
+    stream: fk('stream/stream', { required: true, onDelete: 'protect', description: 'Channel the event is announced in.' }),
+    admins: m2m('user', {
+      writeName: 'admin_ids',
+      table: 'stream_event_admins',
+      sourceColumn: 'event_id',
+      targetColumn: 'user_id',
+      description: 'Users who manage the event and its participants.',
+    }),
+    attendance_checkers: m2m('user', {
+      writeName: 'attendance_checker_ids',
+      table: 'stream_event_attendance_checkers',
+      sourceColumn: 'event_id',
+      targetColumn: 'user_id',
+      description: 'Users who may confirm attendance.',
+    }),
+  },
+  rules: [
+    { kind: 'order', earlier: 'start', later: 'end' },
+    { kind: 'order', earlier: 'registration_deadline', later: 'end' },
+  ],
+});
+
+export const participant = defineResource({
+  module: 'stream',
+  name: 'participant',
+  table: 'stream_participant',
+  title: 'Participant',
+  description: "A user's invitation to, registration for and attendance at an event.",
+  fields: {
+    status: field.state({
+      values: ['invited', 'accepted', 'waitlist', 'declined'],
+      default: 'invited',
+      initial: ['invited', 'accepted', 'waitlist'],
+      transitions: {
+        invited: ['accepted', 'waitlist', 'declined'],
+        waitlist: ['accepted', 'declined'],
+        accepted: ['declined'],
+        // a declined participant may re-accept (or queue when the event is full)
+        declined: ['accepted', 'waitlist'],
+      },
+      description: 'Registration status: invited, accepted, waitlist (event full) or declined.',
+    }),
+    attended: field.boolean({ default: false, description: 'Whether attendance was confirmed.' }),
+    checked_in_at: field.datetime({ description: 'When attendance was confirmed.' }),
+    note: field.text({ allowBlank: true, search: true, description: 'Remark of the participant or the organiser.' }),
+  },
+  relations: {
+    event: fk('stream/event', { required: true, onDelete: 'cascade', description: 'Event the participation belongs to.' }),
+    user: fk('user', { required: true, onDelete: 'cascade', description: 'User taking part.' }),
+  },
+});
+
+export default [stream, messages, event, participant];

@@ -1,0 +1,201 @@
+/** Tutorial module ("Wissen", knowledge): folders of courses, their lessons and sections, and learners' progress. */
+import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+
+// Approval workflow shared by folders, courses and lessons (catalogue: draft, in review, approved, expired, archived).
+const approvalState = () =>
+  field.state({
+    values: ['draft', 'review', 'approved', 'expired', 'archived'],
+    default: 'draft',
+    initial: ['draft'],
+    transitions: {
+      draft: ['review'],
+      review: ['approved', 'draft'],
+      approved: ['expired', 'archived', 'draft'],
+      expired: ['approved', 'archived', 'draft'],
+      archived: ['draft'],
+    },
+    description: 'Approval workflow: draft, review (in review), approved, expired, archived.',
+  });
+
+const visibility = () =>
+  field.enum({
+    values: ['normal', 'protected'],
+    default: 'normal',
+    description: 'normal: every user with the view permission; protected: admins and team members only.',
+  });
+
+export const folder = defineResource({
+  module: 'tutorial',
+  name: 'folder',
+  table: 'tutorial_folder',
+  title: 'Folder (tutorial folder)',
+  description: 'A container grouping courses, with its own admins, team and visibility.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the folder contains (markdown).' }),
+    order: field.integer({ minimum: 0, default: 0, description: 'Position among folders (ascending).' }),
+    state: approvalState(),
+    visibility: visibility(),
+  },
+  relations: {
+    admins: m2m('user', {
+      writeName: 'admin_ids',
+      table: 'tutorial_folder_admins',
+      sourceColumn: 'folder_id',
+      targetColumn: 'user_id',
+      description: 'Users who administer the folder.',
+    }),
+    team_members: m2m('user', {
+      writeName: 'team_member_ids',
+      table: 'tutorial_folder_team_members',
+      sourceColumn: 'folder_id',
+      targetColumn: 'user_id',
+      description: 'Users who see a protected folder.',
+    }),
+  },
+});
+
+export const course = defineResource({
+  module: 'tutorial',
+  name: 'course',
+  table: 'tutorial_course',
+  title: 'Course',
+  description: 'A training course (with enrollment and progress) or a manual (read-only articles) made of lessons.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the course.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'What the course teaches (markdown).' }),
+    mode: field.enum({
+      values: ['training', 'manual'],
+      required: true,
+      description: 'training: enrollment, progress and certificate; manual: articles with comments. Do not switch once lessons exist.',
+    }),
+    state: approvalState(),
+    visibility: visibility(),
+  },
+  relations: {
+    // protect: a course holds lessons and enrollments (training records).
+    folder: fk('tutorial/folder', { required: true, onDelete: 'protect', description: 'Folder the course is filed in.' }),
+    admins: m2m('user', {
+      writeName: 'admin_ids',
+      table: 'tutorial_course_admins',
+      sourceColumn: 'course_id',
+      targetColumn: 'user_id',
+      description: 'Users who administer the course.',
+    }),
+    labels: m2m('process/label', {
+      writeName: 'label_ids',
+      table: 'tutorial_course_labels',
+      sourceColumn: 'course_id',
+      targetColumn: 'label_id',
+      description: 'Shared labels (managed under process labels).',
+    }),
+  },
+});
+
+export const lesson = defineResource({
+  module: 'tutorial',
+  name: 'lesson',
+  table: 'tutorial_lesson',
+  title: 'Lesson',
+  description: 'A lesson of a course; lessons nest under parent lessons.',
+  fields: {
+    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the lesson.' }),
+    description: field.text({ allowBlank: true, search: true, description: 'Summary of the lesson (markdown).' }),
+    state: approvalState(),
+    bpmn_id: field.string({ maxLength: 100, allowBlank: true, description: 'Id of the BPMN diagram element the lesson explains.' }),
+    order: field.integer({ minimum: 0, default: 0, description: 'Position among its sibling lessons (ascending).' }),
+  },
+  relations: {
+    course: fk('tutorial/course', { required: true, onDelete: 'cascade', description: 'Course the lesson is part of.' }),
+    parent: fk('tutorial/lesson', { onDelete: 'cascade', tree: true, description: 'Parent lesson; deleting a lesson deletes its sub-lessons.' }),
+    labels: m2m('process/label', {
+      writeName: 'label_ids',
+      table: 'tutorial_lesson_labels',
+      sourceColumn: 'lesson_id',
+      targetColumn: 'label_id',
+      description: 'Shared labels (managed under process labels).',
+    }),
+  },
+});
+
+export const section = defineResource({
+  module: 'tutorial',
+  name: 'section',
+  table: 'tutorial_section',
+  title: 'Section',
+  description: 'A content block of a lesson: text, image, video, PDF, diagram or related documents.',
+  fields: {
+    type: field.enum({
+      values: ['text', 'image', 'video', 'pdf', 'bpmn', 'excalidraw', 'related_documents'],
+      default: 'text',
+      description: 'Kind of content the section shows.',
+    }),
+    title: field.string({ maxLength: 255, allowBlank: true, filter: true, search: true, description: 'Optional heading of the section.' }),
+    text: field.text({ allowBlank: true, search: true, description: 'Text content (markdown).' }),
+    url: field.url({ maxLength: 500, description: 'Link to the embedded content (YouTube, Vimeo, Loom, Arcade, SharePoint, Excalidraw).' }),
+    layout: field.enum({
+      values: ['full', 'left', 'right'],
+      default: 'full',
+      description: 'Placement: full width, or media on the left or right of the text.',
+    }),
+    order: field.integer({ minimum: 0, default: 0, description: 'Position within the lesson (ascending).' }),
+  },
+  relations: {
+    lesson: fk('tutorial/lesson', { required: true, onDelete: 'cascade', description: 'Lesson the section belongs to.' }),
+  },
+});
+
+export const enrollment = defineResource({
+  module: 'tutorial',
+  name: 'enrollment',
+  table: 'tutorial_enrollment',
+  title: 'Enrollment',
+  description: "A user's enrollment in a training course, from invitation to completion.",
+  fields: {
+    state: field.state({
+      values: ['invited', 'not_started', 'in_progress', 'completed'],
+      default: 'invited',
+      initial: ['invited', 'not_started'],
+      transitions: {
+        invited: ['not_started', 'in_progress'],
+        not_started: ['in_progress'],
+        in_progress: ['completed'],
+      },
+      description: 'invited, not_started, in_progress (after the first lesson visit), completed (final; needed for a certificate).',
+    }),
+    deadline: field.date({ description: 'Date by which the course should be completed.' }),
+    start_date: field.date({ description: 'Day the learner started the course.' }),
+    completion_date: field.date({ description: 'Day the learner completed the course.' }),
+  },
+  relations: {
+    // protect on both: enrollments are training evidence (certificates).
+    course: fk('tutorial/course', { required: true, onDelete: 'protect', description: 'Course enrolled in.' }),
+    user: fk('user', { required: true, onDelete: 'protect', description: 'Enrolled learner.' }),
+  },
+  rules: [{ kind: 'order', earlier: 'start_date', later: 'completion_date' }],
+});
+
+export const lessonProgress = defineResource({
+  module: 'tutorial',
+  name: 'lesson-progress',
+  table: 'tutorial_lesson_progress',
+  title: 'Lesson progress',
+  description: "A learner's progress in one lesson; a lesson invitation creates one with status invited.",
+  fields: {
+    percent: field.integer({ minimum: 0, maximum: 100, default: 0, description: 'Share of the lesson worked through, 0–100.' }),
+    completed: field.boolean({ default: false, description: 'Whether the learner finished the lesson.' }),
+    status: field.enum({
+      values: ['invited', 'not_started', 'in_progress', 'completed', 'not_required'],
+      default: 'not_started',
+      description: 'invited, not_started, in_progress, completed, or not_required (lesson exempted for this learner).',
+    }),
+    deadline: field.date({ description: 'Date by which the lesson should be completed.' }),
+    completed_at: field.datetime({ description: 'When the lesson was completed.' }),
+  },
+  relations: {
+    lesson: fk('tutorial/lesson', { required: true, onDelete: 'cascade', description: 'Lesson the progress is about.' }),
+    user: fk('user', { required: true, onDelete: 'cascade', description: 'Learner.' }),
+  },
+});
+
+export default [folder, course, lesson, section, enrollment, lessonProgress];

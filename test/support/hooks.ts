@@ -1,0 +1,42 @@
+/** Root hooks: one database and one listening service for the whole run, torn down at the end. */
+import { createLogger } from '../../engine/log.js';
+import { startService, type RunningService } from '../../engine/service.js';
+import { createToken } from '../../engine/auth/tokens.js';
+import { Client } from './client.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface Suite {
+  service: RunningService;
+  database: TestDatabase;
+  /** A client holding the superuser's token. */
+  admin: Client;
+  adminId: number;
+}
+
+let current: Suite | undefined;
+
+export function suite(): Suite {
+  if (!current) throw new Error('The test service is not running.');
+  return current;
+}
+
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(120_000);
+    const database = await createTestDatabase();
+    const service = await startService(
+      { databaseUrl: database.databaseUrl, dataDir: database.dataDir, host: '127.0.0.1', port: 0, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', secureCookies: false },
+      createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+      { quiet: true },
+    );
+    const admin = (await service.db('users').where({ username: 'admin' }).first('id')) as { id: number };
+    const { key } = await createToken(service.db, admin.id, 'tests');
+    current = { service, database, admin: new Client(service.url, key), adminId: admin.id };
+  },
+  async afterAll(this: Mocha.Context) {
+    this.timeout(60_000);
+    if (!current) return;
+    await current.service.close();
+    await current.database.drop();
+  },
+};
