@@ -10,8 +10,7 @@ import { createUser, userExists } from '../auth/users.js';
 import { createToken } from '../auth/tokens.js';
 import { loadRegistry } from '../registry/registry.js';
 import { seed } from './seed.js';
-
-class UsageError extends Error {}
+import { CommandError, UsageError } from './errors.js';
 
 function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const v = values[name];
@@ -86,7 +85,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`${err.message}\nUsage: npm run manage -- migrate | createsuperuser --username U --password P [--email E] | createtoken --username U [--name N] | seed [--issues N]\n`);
       process.exit(2);
     }
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.stderr.write(`${err instanceof CommandError ? `Error: ${err.message}` : err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
   },
 );

@@ -83,7 +83,7 @@ export class ResourceService {
     const collector = new FieldErrorCollector();
     const merge = (e: FieldErrors) => Object.entries(e).forEach(([k, msgs]) => msgs.forEach((m) => collector.add(k, m)));
     merge(errors);
-    merge(this.validators[mode](Object.fromEntries(Object.entries(values).filter(([k]) => !(k in errors)))));
+    merge(this.validators[mode](values));
     this.checkPermissionNames(values, collector);
     return { values, errors: collector };
   }

@@ -16,7 +16,8 @@ const keyColumn = (detail: string | undefined): string | undefined => /Key \(([^
 /** `deleting` marks a delete, where a foreign-key violation means "still referenced". */
 export function mapDatabaseError(err: unknown, deleting: string | undefined): unknown {
   if (err instanceof ApiError || typeof err !== 'object' || err === null) return err;
-  const e = err as PgError;
+  // Objection wraps driver errors (UniqueViolationError …) and keeps the original
+  const e = ((err as { nativeError?: PgError }).nativeError ?? err) as PgError;
   const code = e.code ?? '';
   if (code === '23505') {
     const column = keyColumn(e.detail) ?? 'non_field_errors';

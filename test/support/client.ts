@@ -36,7 +36,7 @@ export class Client {
     }
     const res = await fetch(this.baseUrl + path, { method, headers, body: body as BodyInit | undefined, redirect: "manual" });
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

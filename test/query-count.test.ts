@@ -1,0 +1,45 @@
+/** A list costs a constant number of SQL queries, whatever its length (no N+1). */
+import { expect } from 'chai';
+import { suite } from './support/hooks.js';
+import { created, unique } from './support/fixtures.js';
+
+async function countQueries(work: () => Promise<unknown>): Promise<number> {
+  const { db } = suite().service;
+  let n = 0;
+  const listener = () => void n++;
+  db.on('query', listener);
+  try {
+    await work();
+  } finally {
+    db.removeListener('query', listener);
+  }
+  return n;
+}
+
+describe('query count of lists', () => {
+  it('is the same for a 1-row and a 500-row issue list with categories and contributors', async function () {
+    this.timeout(120_000);
+    const { admin, service, adminId } = suite();
+    const small = await created(admin, '/api/issue/tracker', { title: unique('small') });
+    const big = await created(admin, '/api/issue/tracker', { title: unique('big') });
+    const categories: { id: number }[] = [];
+    for (let i = 0; i < 3; i++) categories.push(await created(admin, '/api/issue/category', { tracker_id: big.id, title: `c${i}` }));
+    await created(admin, '/api/issue/issue', { tracker_id: small.id, title: 'one', contributor_ids: [adminId] });
+    const rows = Array.from({ length: 500 }, (_, i) => ({ tracker_id: big.id, title: `bulk ${i}`, created_by: adminId }));
+    const inserted = (await service.db('issue_issue').insert(rows).returning('id')) as { id: number }[];
+    await service.db('issue_issue_categories').insert(inserted.flatMap(({ id }) => categories.map((c) => ({ issue_id: id, category_id: c.id }))));
+    await service.db('issue_issue_contributors').insert(inserted.map(({ id }) => ({ issue_id: id, user_id: adminId })));
+
+    let smallList: any[] = [];
+    let bigList: any[] = [];
+    const one = await countQueries(async () => (smallList = (await admin.get(`/api/issue/issue?tracker=${small.id}`)).body));
+    const many = await countQueries(async () => (bigList = (await admin.get(`/api/issue/issue?tracker=${big.id}`)).body));
+    expect(smallList).to.have.length(1);
+    expect(bigList).to.have.length(500);
+    expect(bigList[0].categories).to.deep.equal(categories.map((c) => c.id));
+    expect(bigList[499].contributors).to.deep.equal([adminId]);
+    expect(many).to.equal(one);
+    // authentication and the list itself; nothing per row
+    expect(one).to.be.at.most(2);
+  });
+});
