@@ -1,5 +1,5 @@
 /** DMS module (document management): a folder tree, document types, and documents with an approval workflow. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { defineBatch, defineResource, field, fk, m2m } from '../engine/declare/index.js';
 
 export const folder = defineResource({
   module: 'dms',
@@ -127,3 +127,34 @@ export const document = defineResource({
 });
 
 export default [folder, documenttype, document];
+
+/** CONTRACT 10: moving, archiving and deleting many documents at once, all or nothing. */
+export const batches = [
+  defineBatch({
+    module: 'dms',
+    name: 'batch_move',
+    resource: 'dms/document',
+    operation: { kind: 'setForeignKey', relation: 'folder' },
+    permission: 'change',
+    resultKey: 'moved',
+    description: 'Moves the documents into the folder `folder_id`.',
+  }),
+  defineBatch({
+    module: 'dms',
+    name: 'batch_archive',
+    resource: 'dms/document',
+    operation: { kind: 'set', values: { archived: true } },
+    permission: 'change',
+    resultKey: 'archived',
+    description: 'Archives the documents.',
+  }),
+  defineBatch({
+    module: 'dms',
+    name: 'batch_delete',
+    resource: 'dms/document',
+    operation: { kind: 'delete' },
+    permission: 'delete',
+    resultKey: 'deleted',
+    description: 'Deletes the documents.',
+  }),
+];

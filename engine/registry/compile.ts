@@ -1,7 +1,8 @@
 /** Turns declarations into linked resources and checks them, naming the resource and the fix. */
-import type { FieldSpec, ResourceDeclaration, AccessRule, RelationSpec } from '../declare/index.js';
+import type { FieldSpec, ResourceDeclaration, AccessRule, RelationSpec, BatchDeclaration } from '../declare/index.js';
 import {
   ACTIONS,
+  type Batch,
   RECORD_FIELDS,
   type Field,
   type ForeignKeyRef,
@@ -181,4 +182,28 @@ export function compileDeclarations(declarations: readonly ResourceDeclaration[]
   for (const r of resources) link(r, byKey);
   for (const r of resources) check(r);
   return resources;
+}
+
+export function compileBatches(declarations: readonly BatchDeclaration[], byKey: ReadonlyMap<string, Resource>): Batch[] {
+  return declarations.map((d) => {
+    const name = `${d.module}/${d.name}`;
+    const resource = byKey.get(d.resource);
+    if (!resource) throw new DeclarationError(name, `batch targets unknown resource "${d.resource}".`);
+    const op = d.operation;
+    const foreignKey = op.kind === 'setForeignKey' ? findForeignKey(resource, op.relation) : undefined;
+    if (op.kind === 'setForeignKey' && !foreignKey) throw new DeclarationError(name, `"${op.relation}" is not a foreign key of ${resource.key}.`);
+    if (op.kind === 'set') {
+      for (const field of Object.keys(op.values)) if (!findField(resource, field)?.writable) throw new DeclarationError(name, `"${field}" is not a writable field of ${resource.key}.`);
+    }
+    return {
+      path: `/api/${d.module}/${d.name}`,
+      operationId: `${d.module}_${d.name}`,
+      resource,
+      idsField: `${resource.name.replace(/-/g, '_')}_ids`,
+      foreignKey,
+      permission: resource.permissions[d.permission],
+      maxIds: d.maxIds ?? 1000,
+      declaration: d,
+    };
+  });
 }

@@ -2,19 +2,26 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { ResourceDeclaration } from '../declare/index.js';
-import { compileDeclarations } from './compile.js';
-import { ACTIONS, type Resource } from './resource.js';
+import type { BatchDeclaration, ResourceDeclaration } from '../declare/index.js';
+import { compileBatches, compileDeclarations } from './compile.js';
+import { ACTIONS, type Batch, type Resource } from './resource.js';
+
+export interface Declarations {
+  resources: ResourceDeclaration[];
+  batches: BatchDeclaration[];
+}
 
 export class Registry {
   readonly resources: readonly Resource[];
+  readonly batches: readonly Batch[];
   private readonly byKey: ReadonlyMap<string, Resource>;
   /** Every permission name the resources define, plus extra ones engine features need. */
   readonly permissionNames: ReadonlySet<string>;
 
-  constructor(declarations: readonly ResourceDeclaration[]) {
-    this.resources = compileDeclarations(declarations);
+  constructor(declarations: Declarations) {
+    this.resources = compileDeclarations(declarations.resources);
     this.byKey = new Map(this.resources.map((r) => [r.key, r]));
+    this.batches = compileBatches(declarations.batches, this.byKey);
     this.permissionNames = new Set(this.resources.flatMap((r) => ACTIONS.map((a) => r.permissions[a])));
   }
 
@@ -30,14 +37,18 @@ export class Registry {
 
 const resourcesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../resources');
 
-/** Imports every module file in `resources/`: adding a module needs no registration anywhere. */
-export async function loadDeclarations(dir = resourcesDir): Promise<ResourceDeclaration[]> {
+/**
+ * Imports every module file in `resources/`: its default export (resource declarations) and its
+ * optional `batches` export. Adding a module needs no registration anywhere.
+ */
+export async function loadDeclarations(dir = resourcesDir): Promise<Declarations> {
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.js')).sort();
-  const declarations: ResourceDeclaration[] = [];
+  const declarations: Declarations = { resources: [], batches: [] };
   for (const file of files) {
-    const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as { default?: ResourceDeclaration[] };
+    const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as { default?: ResourceDeclaration[]; batches?: BatchDeclaration[] };
     if (!Array.isArray(mod.default)) throw new Error(`resources/${file} must export default an array of declarations.`);
-    declarations.push(...mod.default);
+    declarations.resources.push(...mod.default);
+    declarations.batches.push(...(mod.batches ?? []));
   }
   return declarations;
 }

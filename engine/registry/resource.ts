@@ -1,5 +1,5 @@
 /** The compiled form of a declaration: names resolved, relations linked, defaults applied. */
-import type { FieldSpec, ForeignKey, ManyToMany, ResourceDeclaration, AccessRule, RecordRule } from '../declare/index.js';
+import type { FieldSpec, ForeignKey, ManyToMany, ResourceDeclaration, AccessRule, RecordRule, BatchDeclaration } from '../declare/index.js';
 
 export type Action = 'view' | 'add' | 'change' | 'delete';
 export const ACTIONS: readonly Action[] = ['view', 'add', 'change', 'delete'];
@@ -67,4 +67,19 @@ export function findForeignKey(resource: Resource, name: string): ForeignKeyRef 
 }
 export function findManyToMany(resource: Resource, name: string): ManyToManyRef | undefined {
   return resource.manyToMany.find((r) => r.name === name);
+}
+
+/** A batch action (CONTRACT 10), linked to its resource. */
+export interface Batch {
+  path: string;
+  /** Operation id, e.g. `dms_batch_move`. */
+  operationId: string;
+  resource: Resource;
+  /** Body field with the record ids: `<resource name>_ids`. */
+  idsField: string;
+  /** For `setForeignKey`: the relation set from the body. */
+  foreignKey: ForeignKeyRef | undefined;
+  permission: string;
+  maxIds: number;
+  declaration: BatchDeclaration;
 }
