@@ -41,8 +41,12 @@ export async function startService(config: Config, log: Logger, opts: { quiet?: 
       `\nFirst start: created superuser "admin".\n  password: ${first.password}\n  API token: ${first.token}\nThese are shown once; keep them.\n\n`,
     );
   }
-  const app = createApp({ db, registry, log });
+  const app = createApp({ db, registry, log, secureCookies: config.secureCookies });
   const server = http.createServer(app.koa.callback());
+  // idle connections outlive the clients' and load balancers' (~60 s), so the server never
+  // closes one just as a client reuses it
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;
@@ -52,7 +56,10 @@ export async function startService(config: Config, log: Logger, opts: { quiet?: 
     db,
     app,
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
       await db.destroy();
     },
   };

@@ -131,7 +131,7 @@ export const choice = defineResource({
   },
 });
 
-/** Answers keyed by question id; a choice question with `multiple` answers with a list of choice values. */
+/** Answers keyed by question id; a choice question answers with a choice id, or a list of them when `multiple`. */
 const ANSWERS_SCHEMA = {
   type: 'object',
   description: 'Answers keyed by question id (as a string).',
@@ -154,7 +154,7 @@ export const form = defineResource({
   title: 'Filled-in form (Formular)',
   description: 'A form filled in from a template: its answers and where it stands.',
   fields: {
-    answers: field.json({ schema: ANSWERS_SCHEMA, default: {}, description: 'Answers keyed by question id: text, number, date string, or a list of choice values.' }),
+    answers: field.json({ schema: ANSWERS_SCHEMA, default: {}, description: "Answers keyed by ids of the template's questions: a string, a number, a date `YYYY-MM-DD`, or the id of one of the question's choices (a list of ids when the question allows several). Required questions must be answered unless the form is a draft." }),
     progress: field.integer({ minimum: 0, maximum: 100, default: 0, description: 'Percent of the required questions answered.' }),
     state: field.state({
       values: ['draft', 'submitted', 'needs_revision', 'completed'],
@@ -173,6 +173,17 @@ export const form = defineResource({
     template: fk('forms/template', { required: true, onDelete: 'protect', description: 'Template the form was filled in from.' }),
     user: fk('user', { onDelete: 'set null', description: 'User who filled in the form; null when anonymous.' }),
   },
+  rules: [
+    {
+      kind: 'answers',
+      field: 'answers',
+      parent: 'template',
+      questions: { resource: 'forms/question', parent: 'template', type: 'type', required: 'required', multiple: 'multiple' },
+      choices: { resource: 'forms/choice', question: 'question' },
+      // a draft is saved as it stands; submitting needs every required answer
+      exceptIn: { field: 'state', states: ['draft'] },
+    },
+  ],
 });
 
 export default [folder, template, section, question, choice, form];

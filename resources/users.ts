@@ -14,7 +14,7 @@ export const user = defineResource({
     first_name: field.string({ maxLength: 150, allowBlank: true, search: true, description: 'Given name.' }),
     last_name: field.string({ maxLength: 150, allowBlank: true, search: true, description: 'Family name.' }),
     is_active: field.boolean({ default: true, description: 'Inactive users cannot sign in; their tokens and sessions stop working.' }),
-    is_superuser: field.boolean({ default: false, description: 'Holds every permission and sees every record.' }),
+    is_superuser: field.boolean({ default: false, superuserOnly: true, description: 'Holds every permission and sees every record; only superusers set it.' }),
     password: field.password({ minLength: 8, description: 'Write-only; at least 8 characters; stored as a scrypt hash.' }),
     last_login: field.datetime({ readOnly: true, description: 'Time of the last successful sign-in.' }),
   },
@@ -24,7 +24,8 @@ export const user = defineResource({
       table: 'users_groups',
       sourceColumn: 'user_id',
       targetColumn: 'group_id',
-      description: 'Groups the user belongs to.',
+      privileged: true,
+      description: 'Groups the user belongs to; only callers holding all their permissions may change them.',
     }),
   },
 });

@@ -19,6 +19,25 @@ describe('operations', () => {
     expect(ready.status).to.equal(200);
   });
 
+  it('answers 503 when the database is unreachable, and /readyz says so', async () => {
+    const knexFactory = (await import('knex')).default;
+    const dead = knexFactory({ client: 'pg', connection: 'postgres://postgres@127.0.0.1:1/none', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000 });
+    const app = createApp({ db: dead, registry: await loadRegistry(), log: pino({ level: 'silent' }) });
+    const server = http.createServer(app.koa.callback());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, suite().admin.token);
+      const res = await client.get('/api/issue/issue');
+      expect(res.status).to.equal(503);
+      expect(res.body).to.deep.equal({ detail: 'Service temporarily unavailable.' });
+      expect((await client.get('/readyz')).status).to.equal(503);
+      expect((await client.get('/healthz')).status).to.equal(200);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+      await dead.destroy();
+    }
+  });
+
   it('echoes an acceptable X-Request-Id and generates one otherwise', async () => {
     const { admin } = suite();
     const given = await admin.get('/healthz', { headers: { 'X-Request-Id': 'abc-123' } });

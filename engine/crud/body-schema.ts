@@ -35,7 +35,7 @@ export function fieldSchema(spec: FieldSpec): Schema {
     case 'url':
       return { ...d, type: 'string', minLength: 1, maxLength: spec.maxLength, format: 'uri' };
     case 'color':
-      return { ...d, type: 'string', pattern: COLOR_PATTERN, example: 'blue lighten-2' };
+      return { ...d, type: 'string', pattern: COLOR_PATTERN };
     case 'integer':
       return { ...d, type: 'integer', minimum: spec.minimum ?? INT_MIN, maximum: spec.maximum ?? INT_MAX };
     case 'decimal':
@@ -44,7 +44,6 @@ export function fieldSchema(spec: FieldSpec): Schema {
         type: 'string',
         format: 'decimal',
         'x-decimal': { digits: spec.digits, decimals: spec.decimals, minimum: spec.minimum, maximum: spec.maximum },
-        example: (1234.5).toFixed(spec.decimals),
       };
     case 'boolean':
       return { ...d, type: 'boolean' };
@@ -53,7 +52,7 @@ export function fieldSchema(spec: FieldSpec): Schema {
     case 'datetime':
       return { ...d, type: 'string', format: 'date-time' };
     case 'time':
-      return { ...d, type: 'string', format: 'time-of-day', example: '08:30' };
+      return { ...d, type: 'string', format: 'time-of-day' };
     case 'json':
       return { ...d, ...spec.schema };
     case 'enum':

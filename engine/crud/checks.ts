@@ -1,14 +1,17 @@
 /**
  * Checks that need the database, run inside the write's transaction: referenced records exist
  * and are visible, linked records share the declared parent, trees stay acyclic, state moves
- * follow the declared transitions, and record rules (order, no overlap) hold.
+ * follow the declared transitions, and record rules (order, no overlap, answers) hold.
  */
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
 import type { FieldErrorCollector } from '../errors.js';
-import type { Field, ForeignKeyRef, ManyToManyRef, Resource } from '../registry/resource.js';
+import type { RecordRule } from '../declare/index.js';
+import { answerSources } from '../registry/answers-rule.js';
+import { findField, type Field, type ForeignKeyRef, type ManyToManyRef, type Resource } from '../registry/resource.js';
 import { col, q } from '../storage/sql.js';
+import { answerErrors } from './answers.js';
 import type { Values } from './body.js';
 
 export type Row = Record<string, unknown>;
@@ -21,7 +24,9 @@ export interface CheckContext {
   existing: Row | undefined;
 }
 
-const invalidPk = (id: unknown) => `Invalid pk "${String(id)}" - object does not exist.`;
+type RuleOf<K extends RecordRule['kind']> = Extract<RecordRule, { kind: K }>;
+
+export const invalidPk = (id: unknown) => `Invalid pk "${String(id)}" - object does not exist.`;
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** Visible rows of `target` among `ids`, with the extra columns asked for. */
@@ -131,30 +136,51 @@ function comparable(field: Field | undefined, v: unknown): number | string {
   return String(v);
 }
 
+function checkOrder(c: CheckContext, resource: Resource, rule: RuleOf<'order'>, values: Values): void {
+  const [a, b] = [nextValue(c, values, rule.earlier, rule.earlier), nextValue(c, values, rule.later, rule.later)];
+  if (a == null || b == null || c.errors.has(rule.earlier) || c.errors.has(rule.later)) return;
+  if (comparable(findField(resource, rule.later), b) < comparable(findField(resource, rule.earlier), a)) c.errors.add(rule.later, `Must not be before ${rule.earlier}.`);
+}
+
+async function checkNoOverlap(c: CheckContext, resource: Resource, rule: RuleOf<'noOverlap'>, values: Values): Promise<void> {
+  const fk = resource.foreignKeys.find((r) => r.name === rule.scope)!;
+  const scope = nextValue(c, values, fk.writeName, fk.name);
+  const [start, end] = [nextValue(c, values, rule.start, rule.start), nextValue(c, values, rule.end, rule.end)];
+  if (scope == null || start == null || end == null || c.errors.has()) return;
+  // serialise concurrent writers for the same scope record, so two overlapping periods cannot both pass
+  await c.trx(fk.target.table).where('id', scope as number).forUpdate().first('id');
+  const clash = (await c.trx(resource.table)
+    .where(fk.column, scope as number)
+    .whereNot('id', (c.existing?.id as number | undefined) ?? 0)
+    .where(rule.start, '<', end as string)
+    .where(rule.end, '>', start as string)
+    .orderBy('id')
+    .first('id')) as { id: number } | undefined;
+  if (clash) c.errors.add(rule.start, `This period overlaps ${resource.name} ${clash.id} of the same ${rule.scope}.`);
+}
+
+/** Checked when a record is created, or its answers, parent or state change. */
+async function checkAnswers(c: CheckContext, resource: Resource, rule: RuleOf<'answers'>, values: Values): Promise<void> {
+  const s = answerSources(resource, rule);
+  const parent = nextValue(c, values, s.parent.writeName, s.parent.name);
+  const touched = !c.existing || [rule.field, s.parent.writeName, rule.exceptIn?.field].some((n) => n !== undefined && n in values);
+  if (!touched || parent == null || c.errors.has(rule.field) || c.errors.has(s.parent.writeName)) return;
+  let complete = true;
+  if (rule.exceptIn) {
+    const spec = findField(resource, rule.exceptIn.field)?.spec;
+    // on create without a state, the record starts in the field's default
+    const state = nextValue(c, values, rule.exceptIn.field, rule.exceptIn.field) ?? (spec?.type === 'state' ? spec.default : undefined);
+    complete = !rule.exceptIn.states.includes(state as string);
+  }
+  const answers = (nextValue(c, values, rule.field, rule.field) ?? {}) as Record<string, unknown>;
+  for (const message of await answerErrors(c.trx, s, answers, parent, complete)) c.errors.add(rule.field, message);
+}
+
 export async function checkRules(c: CheckContext, resource: Resource, values: Values): Promise<void> {
-  const value = (name: string) => nextValue(c, values, name, name);
-  const fieldNamed = (name: string) => resource.fields.find((f) => f.name === name);
   for (const rule of resource.rules) {
-    if (rule.kind === 'order') {
-      const [a, b] = [value(rule.earlier), value(rule.later)];
-      if (a === null || a === undefined || b === null || b === undefined || c.errors.has(rule.earlier) || c.errors.has(rule.later)) continue;
-      if (comparable(fieldNamed(rule.later), b) < comparable(fieldNamed(rule.earlier), a)) c.errors.add(rule.later, `Must not be before ${rule.earlier}.`);
-      continue;
-    }
-    const fk = resource.foreignKeys.find((r) => r.name === rule.scope)!;
-    const scope = nextValue(c, values, fk.writeName, fk.name);
-    const [start, end] = [value(rule.start), value(rule.end)];
-    if (scope === null || scope === undefined || start == null || end == null || c.errors.has()) continue;
-    // serialise concurrent writers for the same scope record, so two overlapping periods cannot both pass
-    await c.trx(fk.target.table).where('id', scope as number).forUpdate().first('id');
-    const clash = (await c.trx(resource.table)
-      .where(fk.column, scope as number)
-      .whereNot('id', (c.existing?.id as number | undefined) ?? 0)
-      .where(rule.start, '<', end as string)
-      .where(rule.end, '>', start as string)
-      .orderBy('id')
-      .first('id')) as { id: number } | undefined;
-    if (clash) c.errors.add(rule.start, `This period overlaps ${resource.name} ${clash.id} of the same ${rule.scope}.`);
+    if (rule.kind === 'order') checkOrder(c, resource, rule, values);
+    else if (rule.kind === 'noOverlap') await checkNoOverlap(c, resource, rule, values);
+    else await checkAnswers(c, resource, rule, values);
   }
 }
 

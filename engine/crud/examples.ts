@@ -52,12 +52,18 @@ export function exampleValue(name: string, spec: FieldSpec, n = 1): unknown {
 
 /**
  * An example body for `resource` (without foreign keys): every writable field set, and the
- * fields of record rules given values that satisfy them (ordered pairs, short periods).
+ * fields of record rules given values that satisfy them (ordered pairs, short periods, no answers).
  */
 export function exampleBody(resource: Resource, n = 1): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const f of resource.fields) if (f.writable) body[f.name] = exampleValue(f.name, f.spec, n);
   for (const rule of resource.rules) {
+    if (rule.kind === 'answers') {
+      // no answers yet, in a state that needs none, fit whatever questions the parent has
+      body[rule.field] = {};
+      if (rule.exceptIn) body[rule.exceptIn.field] = rule.exceptIn.states[0];
+      continue;
+    }
     const [a, b] = rule.kind === 'order' ? [rule.earlier, rule.later] : [rule.start, rule.end];
     const type = resource.fields.find((f) => f.name === a)?.spec.type;
     const day = String(1 + (n % 28)).padStart(2, '0');

@@ -7,7 +7,8 @@ import type { Knex } from 'knex';
 import type { Ajv } from 'ajv';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
-import { FieldErrorCollector, notFound, permissionDenied, conflict, type FieldErrors } from '../errors.js';
+import { checkPrivileges } from '../access/privileges.js';
+import { FieldErrorCollector, notFound, type FieldErrors } from '../errors.js';
 import type { Resource } from '../registry/resource.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
 import { ROW } from '../storage/serialise.js';
@@ -15,6 +16,7 @@ import { frag, type Fragment } from '../storage/sql.js';
 import { normaliseBody } from './body.js';
 import { checkReferences, checkRules, checkStates, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
+import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';
 import { orderableColumns, planList, searchColumns } from './list-plan.js';
 import { deleteRecord, fetchRecord, insertRecord, selectRecords, updateRecord } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
@@ -66,14 +68,9 @@ export class ResourceService {
    * not changeable. Checks compare new values with this served form, so both are alike.
    */
   private async lockForChange(trx: Knex.Transaction, user: Principal, id: number): Promise<Row> {
-    const qb = selectRecords(trx, this.resource, [frag(`${ROW}.id = ?`, [id]), ...this.visible(user)]).forUpdate(ROW);
-    const row = (await qb.first()) as Row | undefined;
+    const [row] = await lockVisible(trx, this.resource, user, [id]);
     if (!row) throw notFound();
-    const change = accessPredicate(this.resource, 'change', user, ROW);
-    if (change) {
-      const allowed = await trx(`${this.resource.table} as ${ROW}`).where(`${ROW}.id`, id).whereRaw(change.sql, change.bindings as Knex.RawBinding[]).first(`${ROW}.id`);
-      if (!allowed) throw permissionDenied();
-    }
+    await refuseUnchangeable(trx, this.resource, user, [id]);
     return row;
   }
 
@@ -95,13 +92,15 @@ export class ResourceService {
     }
   }
 
-  private async write(
+  /** Checks `values` and stores them: a new record, or a change of `existing` (locked); batch actions call it per record. */
+  async write(
     user: Principal,
     { values, errors }: { values: Record<string, unknown>; errors: FieldErrorCollector },
     existing: Row | undefined,
     trx: Knex.Transaction,
   ): Promise<number> {
     const c: CheckContext = { trx, user, errors, existing };
+    await checkPrivileges(trx, this.resource, user, values, existing);
     await checkReferences(c, this.resource, values);
     const moves = checkStates(c, this.resource, values);
     await checkRules(c, this.resource, values);
@@ -111,7 +110,8 @@ export class ResourceService {
     return existing.id as number;
   }
 
-  private async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>, deleting?: string): Promise<T> {
+  /** Runs `work` in one transaction, database failures mapped to API errors (`deleting` names what a delete removes). */
+  async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>, deleting?: string): Promise<T> {
     try {
       return await this.db.transaction(work);
     } catch (err) {
@@ -135,22 +135,10 @@ export class ResourceService {
   async destroy(user: Principal, id: number): Promise<void> {
     const label = `${this.resource.name} ${id}`;
     await this.transaction(async (trx) => {
-      await this.lockForChange(trx, user, id);
-      await this.refuseIfProtected(trx, id, label);
+      await checkPrivileges(trx, this.resource, user, {}, await this.lockForChange(trx, user, id));
+      await refuseIfProtected(trx, this.resource, [id]);
       await deleteRecord(trx, this.resource, id);
     }, label);
-  }
-
-  /** 409 naming the first resource whose `protect` foreign keys still point at the record. */
-  private async refuseIfProtected(trx: Knex.Transaction, id: number, label: string): Promise<void> {
-    const guards = this.resource.referencedBy.filter((r) => r.fk.spec.onDelete === 'protect');
-    if (!guards.length) return;
-    const counts = guards.map((g, i) => `(select count(*)::int from "${g.resource.table}" where "${g.fk.column}" = ?) as c${i}`);
-    const row = ((await trx.raw(`select ${counts.join(', ')}`, guards.map(() => id))) as { rows: Record<string, number>[] }).rows[0]!;
-    guards.forEach((g, i) => {
-      const n = row[`c${i}`]!;
-      if (n > 0) throw conflict(`Cannot delete ${label}: referenced by ${n} ${g.resource.name} records.`);
-    });
   }
 
   /** The recorded state moves of a visible record, oldest first. */

@@ -5,6 +5,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import type { FieldSpec } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 import { bodySchema } from './body-schema.js';
 
@@ -21,11 +22,12 @@ interface DecimalRule {
 function decimalMessage(value: string, rule: DecimalRule): string | null {
   const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value);
   if (!m) return 'A valid number is required.';
-  const whole = m[2]!.replace(/^0+(?=\d)/, '');
+  // counted as Python's Decimal does: leading zeros of the whole part are not digits
+  const whole = m[2]!.replace(/^0+/, '');
   const fraction = m[3] ?? '';
   const wholeAllowed = rule.digits - rule.decimals;
-  if (whole.length + fraction.length > rule.digits && fraction.length <= rule.decimals && whole.length <= wholeAllowed)
-    return `Ensure that there are no more than ${rule.digits} digits in total.`;
+  // DRF's order: total digits, then decimal places, then digits before the point
+  if (whole.length + fraction.length > rule.digits) return `Ensure that there are no more than ${rule.digits} digits in total.`;
   if (fraction.length > rule.decimals) return `Ensure that there are no more than ${rule.decimals} decimal places.`;
   if (whole.length > wholeAllowed) return `Ensure that there are no more than ${wholeAllowed} digits before the decimal point.`;
   const n = Number(value);
@@ -39,7 +41,6 @@ export function createAjv(): Ajv {
   addFormats(ajv, ['date', 'date-time', 'email', 'uri', 'uuid']);
   ajv.addFormat('time-of-day', /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?$/);
   ajv.addFormat('decimal', true);
-  ajv.addKeyword('example');
   ajv.addKeyword({
     keyword: 'x-decimal',
     type: 'string',
@@ -80,9 +81,12 @@ const FORMAT_MESSAGES: Record<string, string> = {
   'time-of-day': 'Time has wrong format. Use one of these formats instead: hh:mm[:ss[.uuuuuu]].',
 };
 
-function message(err: ErrorObject, body: Record<string, unknown>, field: string, nested: boolean, resource: Resource): string {
+/** The declared spec of a body field, where there is one (JSON fields explain nested errors). */
+type SpecOf = (field: string) => FieldSpec | undefined;
+
+function message(err: ErrorObject, body: Record<string, unknown>, field: string, nested: boolean, specOf: SpecOf): string {
   const value = body[field];
-  const spec = resource.fields.find((f) => f.name === field)?.spec;
+  const spec = specOf(field);
   if (spec?.type === 'json' && (nested || err.keyword !== 'type')) {
     return `Invalid value${err.instancePath.slice(field.length + 1) ? ` at ${err.instancePath.slice(field.length + 1)}` : ''}: ${err.message ?? 'invalid'}.`;
   }
@@ -119,14 +123,16 @@ export interface BodyValidator {
   (body: Record<string, unknown>): Record<string, string[]>;
 }
 
-function toValidator(fn: ValidateFunction, resource: Resource): BodyValidator {
+function toValidator(fn: ValidateFunction, specOf: SpecOf): BodyValidator {
   return (body) => {
     const errors: Record<string, string[]> = {};
     if (fn(body)) return errors;
     for (const err of fn.errors ?? []) {
       const [, top = '', ...rest] = err.instancePath.split('/');
-      const field = err.keyword === 'required' ? String((err.params as { missingProperty: string }).missingProperty) : top;
-      const text = err.keyword === 'required' ? 'This field is required.' : message(err, body, field, rest.length > 0, resource);
+      const p = err.params as { missingProperty?: string; additionalProperty?: string };
+      const field = err.keyword === 'required' ? String(p.missingProperty) : err.keyword === 'additionalProperties' && !top ? String(p.additionalProperty) : top;
+      const text =
+        err.keyword === 'required' ? 'This field is required.' : err.keyword === 'additionalProperties' && !top ? 'Unknown field.' : message(err, body, field, rest.length > 0, specOf);
       const list = (errors[field || 'non_field_errors'] ??= []);
       if (!list.includes(text)) list.push(text);
     }
@@ -144,8 +150,14 @@ export interface ResourceValidators {
 }
 
 export function compileValidators(ajv: Ajv, resource: Resource): ResourceValidators {
+  const specOf: SpecOf = (name) => resource.fields.find((f) => f.name === name)?.spec;
   return {
-    create: toValidator(ajv.compile(bodySchema(resource, 'create')), resource),
-    patch: toValidator(ajv.compile(bodySchema(resource, 'patch')), resource),
+    create: toValidator(ajv.compile(bodySchema(resource, 'create')), specOf),
+    patch: toValidator(ajv.compile(bodySchema(resource, 'patch')), specOf),
   };
+}
+
+/** A validator for a body that is not a resource's (sign-in, tokens), with the same messages. */
+export function compileBodyValidator(ajv: Ajv, schema: Record<string, unknown>): BodyValidator {
+  return toValidator(ajv.compile(schema), () => undefined);
 }

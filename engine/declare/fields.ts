@@ -68,6 +68,11 @@ export interface DecimalField extends FieldCommon {
 export interface BooleanField extends FieldCommon {
   type: 'boolean';
   default?: boolean;
+  /**
+   * Only superusers may set it, and a record where it is true only superusers may change or
+   * delete (e.g. `is_superuser`).
+   */
+  superuserOnly?: boolean;
 }
 /** Calendar date `YYYY-MM-DD`; lists get `<name>_from` and `<name>_to` filters. */
 export interface DateField extends FieldCommon {

@@ -40,6 +40,11 @@ export interface ManyToMany {
    * means each target's `tracker` must equal this record's `tracker`.
    */
   sameParent?: { local: string; remote: string };
+  /**
+   * Linking hands out the targets' permissions (a user's groups): only callers holding every
+   * permission of the linked records may change the links or the record.
+   */
+  privileged?: boolean;
 }
 
 export type RelationSpec = ForeignKey | ManyToMany;

@@ -10,8 +10,13 @@ import { ResourceService } from '../crud/service.js';
 import { notFound } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Registry } from '../registry/registry.js';
+import { sessionMiddleware } from '../auth/sessions.js';
 import { authenticate, type PublicPath } from './authenticate.js';
+import { mountAuthRoutes } from './auth-routes.js';
+import { mountBatch } from './batch-routes.js';
 import { mountHealth } from './health.js';
+import { mountSignInPage } from './sign-in-page.js';
+import { mountSchema } from '../openapi/routes.js';
 import { redirectDeprecated, stripTrailingSlash } from './paths.js';
 import { renderErrors } from './render-errors.js';
 import { requestLog } from './request-log.js';
@@ -21,6 +26,8 @@ export interface Services {
   db: Knex;
   registry: Registry;
   log: Logger;
+  /** Mark session and CSRF cookies Secure (behind HTTPS). */
+  secureCookies?: boolean;
 }
 
 export interface App {
@@ -28,7 +35,7 @@ export interface App {
   services: Map<string, ResourceService>;
 }
 
-export function createApp({ db, registry, log }: Services): App {
+export function createApp({ db, registry, log, secureCookies = false }: Services): App {
   const koa = new Koa({ proxy: false });
   koa.silent = true;
   const ajv = createAjv();
@@ -36,15 +43,20 @@ export function createApp({ db, registry, log }: Services): App {
 
   const publicRouter = new Router();
   mountHealth(publicRouter, db);
+  mountSignInPage(publicRouter);
+  mountSchema(publicRouter, registry, services);
   const publicPaths: PublicPath[] = [];
 
   const router = new Router();
+  mountAuthRoutes(publicRouter, router, { db, registry, ajv, secureCookies });
   for (const service of services.values()) mountResource(router, service);
+  for (const batch of registry.batches) mountBatch(router, batch, services.get(batch.resource.key)!);
 
   koa.use(requestLog(log));
   koa.use(renderErrors);
   koa.use(redirectDeprecated);
   koa.use(stripTrailingSlash);
+  koa.use(sessionMiddleware(koa, db, secureCookies));
   koa.use(publicRouter.routes());
   koa.use(authenticate(db, publicPaths));
   koa.use(router.routes());

@@ -32,8 +32,8 @@ function idOf(ctx: Context): number {
   return Number(raw);
 }
 
-/** Dispatches by method; answers OPTIONS and refuses what the path does not offer. */
-export function dispatch(service: ResourceService, handlers: Partial<Record<string, Handler>>) {
+/** Dispatches by method for the signed-in user; answers OPTIONS and refuses what the path does not offer. */
+export function methods(handlers: Partial<Record<string, Handler>>) {
   const allowed = Object.keys(handlers);
   return async (ctx: Context): Promise<void> => {
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
@@ -44,10 +44,22 @@ export function dispatch(service: ResourceService, handlers: Partial<Record<stri
     }
     const handler = handlers[method];
     if (!handler) throw methodNotAllowed(ctx.method, allowed);
-    const user = ctx.state.user as Principal;
-    if (!mayPerform(user, service.resource.permissions[ACTION_OF[method]!])) throw permissionDenied();
-    await handler(ctx, user);
+    await handler(ctx, ctx.state.user as Principal);
   };
+}
+
+/** `methods`, with the resource's model permission for each method checked first. */
+export function dispatch(service: ResourceService, handlers: Partial<Record<string, Handler>>) {
+  const guarded = Object.fromEntries(
+    Object.entries(handlers).map(([method, handler]) => [
+      method,
+      async (ctx: Context, user: Principal) => {
+        if (!mayPerform(user, service.resource.permissions[ACTION_OF[method]!])) throw permissionDenied();
+        await handler!(ctx, user);
+      },
+    ]),
+  );
+  return methods(guarded);
 }
 
 export function mountResource(router: Router, service: ResourceService): void {

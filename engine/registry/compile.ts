@@ -12,6 +12,7 @@ import {
   findForeignKey,
   findManyToMany,
 } from './resource.js';
+import { answerSources } from './answers-rule.js';
 
 class DeclarationError extends Error {
   constructor(resource: string, message: string) {
@@ -152,12 +153,23 @@ function check(resource: Resource): void {
     }
   }
   for (const m of resource.manyToMany) {
+    if (m.spec.privileged && !m.target.fields.some((f) => f.spec.type === 'permissions')) {
+      fail(`many-to-many "${m.name}" is privileged, but "${m.target.key}" has no permissions field.`);
+    }
     const same = m.spec.sameParent;
     if (same && (!findForeignKey(resource, same.local) || !findForeignKey(m.target, same.remote))) {
       fail(`many-to-many "${m.name}": sameParent names foreign keys that do not exist.`);
     }
   }
   for (const rule of resource.rules) {
+    if (rule.kind === 'answers') {
+      try {
+        answerSources(resource, rule);
+      } catch (err) {
+        fail((err as Error).message);
+      }
+      continue;
+    }
     const fields = rule.kind === 'order' ? [rule.earlier, rule.later] : [rule.start, rule.end];
     for (const n of fields) if (!findField(resource, n)?.column) fail(`rule "${rule.kind}" names unknown field "${n}".`);
     if (rule.kind === 'noOverlap' && !findForeignKey(resource, rule.scope)) fail(`rule "noOverlap" scope "${rule.scope}" is not a foreign key.`);

@@ -31,6 +31,7 @@ export function mapDatabaseError(err: unknown, deleting: string | undefined): un
   }
   if (code === '23502' || code === '23514') return new ValidationError({ non_field_errors: [e.message ?? 'Constraint violated.'] });
   if (code.startsWith('22')) return new DetailError(400, `Invalid value: ${e.message ?? code}`);
-  if (code.startsWith('08') || code === '57P01' || code === '57P03' || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code)) return unavailable();
+  const unreachable = code.startsWith('08') || ['57P01', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code);
+  if (unreachable || (err as Error).name === 'KnexTimeoutError') return unavailable();
   return err;
 }

@@ -8,7 +8,8 @@ import { col, q } from './sql.js';
 
 export const ROW = 't';
 
-const isoTimestamp = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A timestamptz expression as served: UTC, milliseconds, `Z`. */
+export const isoTimestamp = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 function fieldExpression(resource: Resource, f: Field): string | null {
   const s = f.spec;

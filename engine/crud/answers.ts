@@ -1,0 +1,58 @@
+/**
+ * Answers checked against the questions of the record's parent (the `answers` record rule): every
+ * key is the id of one of those questions, every value fits its question's kind, and, when asked
+ * to, every required question is answered. Returns the messages; the caller files them.
+ */
+import type { Knex } from 'knex';
+import type { AnswerSources } from '../registry/answers-rule.js';
+import { isCalendarDate } from './filters.js';
+
+interface Question {
+  id: number;
+  kind: string;
+  required: boolean;
+  multiple: boolean;
+  choices: Set<unknown>;
+}
+
+const KINDS: Record<string, { fits(value: unknown, q: Question): boolean; expected(q: Question): string }> = {
+  text: { fits: (v) => typeof v === 'string', expected: () => 'a string' },
+  number: { fits: (v) => typeof v === 'number', expected: () => 'a number' },
+  date: { fits: (v) => typeof v === 'string' && isCalendarDate(v), expected: () => 'a date in the format YYYY-MM-DD' },
+  choice: {
+    fits: (v, q) => (q.multiple ? Array.isArray(v) && v.every((id) => q.choices.has(id)) : q.choices.has(v)),
+    expected: (q) => (q.multiple ? 'a list of ids of its choices' : 'the id of one of its choices'),
+  },
+};
+
+const unanswered = (v: unknown): boolean => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+
+/** The parent's questions by id (as JSON keys are), each with the ids of its choices. */
+async function questionsOf(trx: Knex.Transaction, s: AnswerSources, parentId: unknown): Promise<Map<string, Question>> {
+  const rows = (await trx(s.questions.table)
+    .where(s.question.column, parentId as number)
+    .orderBy('id')
+    .select('id', `${s.type.column!} as kind`, `${s.required.column!} as required`, ...(s.multiple ? [`${s.multiple.column!} as multiple`] : []))) as Question[];
+  const questions = new Map(rows.map((r) => [String(r.id), { ...r, multiple: r.multiple === true, choices: new Set<unknown>() }]));
+  if (rows.length) {
+    const choices = (await trx(s.choices.table).whereIn(s.choice.column, rows.map((r) => r.id)).select('id', `${s.choice.column} as question`)) as { id: number; question: number }[];
+    for (const c of choices) questions.get(String(c.question))!.choices.add(c.id);
+  }
+  return questions;
+}
+
+export async function answerErrors(trx: Knex.Transaction, s: AnswerSources, answers: Record<string, unknown>, parentId: unknown, complete: boolean): Promise<string[]> {
+  const questions = await questionsOf(trx, s, parentId);
+  const noun = s.questions.name;
+  const Noun = noun.charAt(0).toUpperCase() + noun.slice(1);
+  const messages: string[] = [];
+  for (const [key, value] of Object.entries(answers)) {
+    const q = questions.get(key);
+    if (!q) messages.push(`${Noun} ${key} does not belong to ${s.parent.name} ${String(parentId)}.`);
+    else if (!unanswered(value) && !KINDS[q.kind]!.fits(value, q)) messages.push(`Answer to ${noun} ${key} must be ${KINDS[q.kind]!.expected(q)}.`);
+  }
+  if (complete) {
+    for (const q of questions.values()) if (q.required && unanswered(answers[String(q.id)])) messages.push(`${Noun} ${q.id} must be answered.`);
+  }
+  return messages;
+}

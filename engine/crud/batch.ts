@@ -1,0 +1,86 @@
+/**
+ * A batch action of CONTRACT 10 over records of one resource. The body names the records
+ * (`<name>_ids`, at most `maxIds`, duplicates counted once); in one transaction every record must
+ * be visible (else 400) and changeable (else 403), then each goes through the resource's own write
+ * or delete guards, so one refusal leaves every record as it was. Answers `{<resultKey>: count}`.
+ */
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/users.js';
+import { checkPrivileges } from '../access/privileges.js';
+import { badRequest, FieldErrorCollector } from '../errors.js';
+import type { Batch } from '../registry/resource.js';
+import { INT_MAX } from './body-schema.js';
+import type { Values } from './body.js';
+import { checkReferences, invalidPk, uniqueIds, type Row } from './checks.js';
+import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';
+import type { ResourceService } from './service.js';
+import { compileBodyValidator, createAjv, pyType, type BodyValidator } from './validator.js';
+
+/** The body: the ids, and for `setForeignKey` the key's write name (`folder_id`); sizes are checked after. */
+function bodySchema(batch: Batch): Record<string, unknown> {
+  const integer = { type: 'integer', minimum: 1, maximum: INT_MAX };
+  const properties: Record<string, unknown> = { [batch.idsField]: { type: 'array', items: integer } };
+  const fk = batch.foreignKey;
+  if (fk) properties[fk.writeName] = fk.required ? integer : { ...integer, type: ['integer', 'null'] };
+  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+export class BatchService {
+  private readonly validator: BodyValidator;
+
+  constructor(
+    readonly batch: Batch,
+    /** The service of the batch's resource, whose write path each changed record takes. */
+    private readonly records: ResourceService,
+  ) {
+    this.validator = compileBodyValidator(createAjv(), bodySchema(batch));
+  }
+
+  async run(user: Principal, body: unknown): Promise<Record<string, number>> {
+    const { ids, values, errors } = this.parse(body);
+    const { resource, idsField, declaration } = this.batch;
+    const deleting = declaration.operation.kind === 'delete';
+    return this.records.transaction(
+      async (trx) => {
+        const rows = await lockVisible(trx, resource, user, ids);
+        const found = new Set(rows.map((r) => r.id));
+        for (const id of ids) if (!found.has(id)) errors.add(idsField, invalidPk(id));
+        // the foreign key the body names is reported together with the ids
+        await checkReferences({ trx, user, errors, existing: undefined }, resource, values);
+        errors.throwIfAny();
+        await refuseUnchangeable(trx, resource, user, ids);
+        if (deleting) await this.remove(trx, user, rows, ids);
+        else for (const row of rows) await this.records.write(user, { values, errors: new FieldErrorCollector() }, row, trx);
+        return { [declaration.resultKey]: rows.length };
+      },
+      deleting ? `${resource.name} records` : undefined,
+    );
+  }
+
+  private parse(body: unknown): { ids: number[]; values: Values; errors: FieldErrorCollector } {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest(`Invalid data. Expected a dictionary, but got ${pyType(body)}.`);
+    const given = body as Record<string, unknown>;
+    const errors = new FieldErrorCollector();
+    for (const [field, messages] of Object.entries(this.validator(given))) for (const m of messages) errors.add(field, m);
+    const { idsField, maxIds, foreignKey, declaration } = this.batch;
+    let ids: number[] = [];
+    if (!errors.has(idsField)) {
+      ids = uniqueIds(given[idsField]);
+      if (ids.length === 0) errors.add(idsField, 'This list may not be empty.');
+      if (ids.length > maxIds) errors.add(idsField, `Ensure this field has no more than ${maxIds} elements.`);
+    }
+    const op = declaration.operation;
+    let values: Values = {};
+    if (op.kind === 'set') values = { ...op.values };
+    else if (foreignKey && !errors.has(foreignKey.writeName)) values = { [foreignKey.writeName]: given[foreignKey.writeName] };
+    return { ids: errors.has(idsField) ? [] : ids, values, errors };
+  }
+
+  /** Deletes as a single delete would: privileges and `protect` references first. */
+  private async remove(trx: Knex.Transaction, user: Principal, rows: Row[], ids: number[]): Promise<void> {
+    const { resource } = this.batch;
+    for (const row of rows) await checkPrivileges(trx, resource, user, {}, row);
+    await refuseIfProtected(trx, resource, ids);
+    await trx(resource.table).whereIn('id', ids).delete();
+  }
+}

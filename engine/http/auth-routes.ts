@@ -1,0 +1,155 @@
+/**
+ * Sign-in and credentials (CONTRACT 6): `POST /api/auth/login` (public, throttled), `logout`,
+ * `me`, and the caller's own API tokens (`/api/auth/tokens`), whose value is shown once.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Knex } from 'knex';
+import type { Ajv } from 'ajv';
+import { verifyPassword } from '../auth/passwords.js';
+import { signIn, signOut } from '../auth/sessions.js';
+import { clearFailures, recordFailure, retryAfter, type ThrottleKey } from '../auth/throttle.js';
+import { createToken } from '../auth/tokens.js';
+import type { Principal } from '../auth/users.js';
+import { compileBodyValidator } from '../crud/validator.js';
+import { fetchRecord } from '../crud/store.js';
+import { notFound, throttled, ValidationError } from '../errors.js';
+import type { Registry } from '../registry/registry.js';
+import { isoTimestamp } from '../storage/serialise.js';
+import { readJsonBody } from './json-body.js';
+import { methods } from './resource-routes.js';
+
+export interface AuthDeps {
+  db: Knex;
+  registry: Registry;
+  ajv: Ajv;
+  secureCookies: boolean;
+}
+
+export const LOGIN_SCHEMA = {
+  type: 'object',
+  properties: {
+    username: { type: 'string', minLength: 1, maxLength: 150, description: 'Sign-in name.' },
+    password: { type: 'string', minLength: 1, maxLength: 128, writeOnly: true, description: 'Password.' },
+  },
+  required: ['username', 'password'],
+  additionalProperties: false,
+};
+export const TOKEN_SCHEMA = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100, description: 'What the token is for, e.g. "HR integration".' },
+    expires: { type: ['string', 'null'], format: 'date-time', description: 'When the token stops working; null: never.' },
+  },
+  required: ['name'],
+  additionalProperties: false,
+};
+
+function validated<T>(validate: ReturnType<typeof compileBodyValidator>, body: unknown): T {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
+  const errors = validate(body as Record<string, unknown>);
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  return body as T;
+}
+
+export function mountAuthRoutes(publicRouter: Router, router: Router, deps: AuthDeps): void {
+  const { db, registry, secureCookies } = deps;
+  const userResource = registry.get('user');
+  const validateLogin = compileBodyValidator(deps.ajv, LOGIN_SCHEMA);
+  const validateToken = compileBodyValidator(deps.ajv, TOKEN_SCHEMA);
+
+  /** The user as `/api/user` serves it, plus the names of the permissions it holds. */
+  const me = async (user: Pick<Principal, 'id' | 'isSuperuser' | 'permissions'>) => ({
+    ...(await fetchRecord(db, userResource, user.id)),
+    permissions: [...(user.isSuperuser ? registry.permissionNames : user.permissions)].sort(),
+  });
+
+  publicRouter.all(
+    '/api/auth/login',
+    methods({
+      POST: async (ctx: Context) => {
+        const { username, password } = validated<{ username: string; password: string }>(validateLogin, await readJsonBody(ctx));
+        const keys: ThrottleKey[] = [
+          { kind: 'user', value: username },
+          { kind: 'addr', value: ctx.ip },
+        ];
+        const wait = await retryAfter(db, keys);
+        if (wait > 0) throw throttled(wait);
+        const row = (await db('users').where({ username }).first('id', 'password', 'is_active', 'is_superuser')) as
+          | { id: number; password: string | null; is_active: boolean; is_superuser: boolean }
+          | undefined;
+        // the same answer, after the same work, for an unknown user, a wrong password and an inactive user
+        const valid = await verifyPassword(password, row?.password);
+        if (!row || !valid || !row.is_active) {
+          await recordFailure(db, keys);
+          throw new ValidationError({ non_field_errors: ['Unable to log in with provided credentials.'] });
+        }
+        await clearFailures(db, keys[0]!);
+        await db('users').where({ id: row.id }).update({ last_login: db.fn.now() });
+        await db('sessions').where('expires', '<', db.fn.now()).delete();
+        await signIn(ctx, row.id, secureCookies);
+        const perms = (await db.raw(
+          `select distinct p from users_groups ug join groups g on g.id = ug.group_id, unnest(g.permissions) p where ug.user_id = ?`,
+          [row.id],
+        )) as { rows: { p: string }[] };
+        ctx.body = await me({ id: row.id, isSuperuser: row.is_superuser, permissions: new Set(perms.rows.map((r) => r.p)) });
+      },
+    }),
+  );
+
+  router.all(
+    '/api/auth/logout',
+    methods({
+      POST: async (ctx) => {
+        signOut(ctx, secureCookies);
+        ctx.status = 204;
+      },
+    }),
+  );
+
+  router.all(
+    '/api/auth/me',
+    methods({
+      GET: async (ctx, user) => {
+        ctx.body = await me(user);
+      },
+    }),
+  );
+
+  const tokenColumns = [
+    'id',
+    'name',
+    db.raw(`${isoTimestamp('created')} as created`),
+    db.raw(`${isoTimestamp('last_used')} as last_used`),
+    db.raw(`${isoTimestamp('expires')} as expires`),
+  ];
+
+  router.all(
+    '/api/auth/tokens',
+    methods({
+      GET: async (ctx, user) => {
+        ctx.body = await db('api_tokens').where({ user_id: user.id }).select(tokenColumns).orderBy('id');
+      },
+      POST: async (ctx, user) => {
+        const { name, expires = null } = validated<{ name: string; expires?: string | null }>(validateToken, await readJsonBody(ctx));
+        if (expires !== null && Date.parse(expires) <= Date.now()) throw ValidationError.field('expires', 'Must be in the future.');
+        const { id, key } = await createToken(db, user.id, name, expires);
+        ctx.status = 201;
+        ctx.body = { ...(await db('api_tokens').where({ id }).first(tokenColumns)), token: key };
+      },
+    }),
+  );
+
+  router.all(
+    '/api/auth/tokens/:id',
+    methods({
+      DELETE: async (ctx, user) => {
+        const id = Number((ctx.params as { id: string }).id);
+        // `returning` rather than the affected-row count, which PGlite does not report
+        const deleted = Number.isInteger(id) && id > 0 && id <= 2147483647 ? await db('api_tokens').where({ id, user_id: user.id }).delete().returning('id') : [];
+        if (deleted.length === 0) throw notFound();
+        ctx.status = 204;
+      },
+    }),
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * The deprecated paths of spec 4.4 (`engine/http/paths.ts`): each operation under a successor
+ * path gets a twin under the old path that only answers 301, before authentication.
+ */
+import { deprecatedPaths } from '../http/paths.js';
+import { responsesOf } from './shared.js';
+import { METHODS, ref, type Operation, type Paths } from './types.js';
+
+function twin(op: Operation, successor: string): Operation {
+  return {
+    operationId: `${op.operationId}_deprecated`,
+    summary: `${op.summary} (deprecated path)`,
+    description: `Moved to \`${successor}\`: every method answers 301 with \`Location\` keeping the rest of the path and the query. The old path will be removed.`,
+    tags: op.tags,
+    // the only path parameter of the engine's paths
+    ...(successor.includes('{id}') ? { parameters: [ref('parameters', 'Id')] } : {}),
+    responses: responsesOf({}, ['MovedPermanently']),
+    security: [],
+    deprecated: true,
+  };
+}
+
+export function deprecatedTwins(paths: Paths): Paths {
+  const twins: Paths = {};
+  for (const [old, successor] of deprecatedPaths()) {
+    for (const [path, item] of Object.entries(paths)) {
+      if (path !== successor && !path.startsWith(`${successor}/`)) continue;
+      const oldPath = old + path.slice(successor.length);
+      twins[oldPath] = {};
+      for (const method of METHODS) {
+        const op = item[method];
+        if (op) twins[oldPath][method] = twin(op, path);
+      }
+    }
+  }
+  return twins;
+}

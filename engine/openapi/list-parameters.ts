@@ -1,0 +1,74 @@
+/**
+ * Query parameters of a list operation: the service's own filters (the list it parses), then
+ * `search`, `ordering`, `limit` and `offset` (CONTRACT 9). Each filter's description adds the
+ * description of the field or relation it filters on.
+ */
+import type { ResourceService } from '../crud/service.js';
+import type { Filter, FilterKind } from '../crud/filters.js';
+import { findField, findForeignKey, findManyToMany, type Resource } from '../registry/resource.js';
+import { ref, type Parameter, type Ref, type Schema } from './types.js';
+
+const MOMENT: Schema = { type: 'string', description: 'A date `YYYY-MM-DD` or an ISO 8601 date-time.', example: '2026-03-01' };
+
+const SCHEMAS: Record<FilterKind, (f: Filter) => Schema> = {
+  text: () => ({ type: 'string' }),
+  exact: () => ({ type: 'string' }),
+  choice: (f) => ({ type: 'string', enum: [...(f.values ?? [])] }),
+  boolean: () => ({ type: 'boolean' }),
+  integer: () => ({ type: 'integer' }),
+  id: () => ({ type: 'integer' }),
+  member: () => ({ type: 'integer' }),
+  uuid: () => ({ type: 'string', format: 'uuid' }),
+  date: () => ({ type: 'string', format: 'date' }),
+  dateFrom: () => MOMENT,
+  dateTo: () => MOMENT,
+  timeFrom: () => MOMENT,
+  timeTo: () => MOMENT,
+};
+
+/** The declared description of what a filter filters on, if it is a field or relation. */
+function subjectOf(resource: Resource, param: string): string | undefined {
+  for (const name of [param, param.replace(/_(from|to)$/, '')]) {
+    const subject = findField(resource, name)?.spec ?? findForeignKey(resource, name)?.spec ?? findManyToMany(resource, name)?.spec;
+    if (subject) return subject.description;
+  }
+  return undefined;
+}
+
+function filterParameter(resource: Resource, f: Filter): Parameter {
+  const subject = subjectOf(resource, f.param);
+  return {
+    name: f.param,
+    in: 'query',
+    description: subject ? `${f.description} ${subject}` : f.description,
+    schema: { ...SCHEMAS[f.kind](f) },
+  };
+}
+
+export function listParameters(service: ResourceService): (Parameter | Ref)[] {
+  const { resource } = service;
+  const params: (Parameter | Ref)[] = service.filters.map((f) => filterParameter(resource, f));
+  const searchable = resource.fields.filter((f) => f.spec.search && f.column).map((f) => `\`${f.name}\``);
+  if (searchable.length) {
+    params.push({
+      name: 'search',
+      in: 'query',
+      description: `Words that must each appear (case-insensitively) in one of ${searchable.join(', ')}.`,
+      schema: { type: 'string' },
+    });
+  }
+  const orderable = [...service.orderable.keys()].map((n) => `\`${n}\``).join(', ');
+  const byDefault = resource.ordering.length ? resource.ordering.join(',') : 'id';
+  params.push(
+    {
+      name: 'ordering',
+      in: 'query',
+      description: `Comma-separated fields to order by, \`-\` for descending; ties are broken by id. Default \`${byDefault}\`. Fields: ${orderable}.`,
+      schema: { type: 'string' },
+      example: '-created',
+    },
+    ref('parameters', 'Limit'),
+    ref('parameters', 'Offset'),
+  );
+  return params;
+}

@@ -1,0 +1,83 @@
+/**
+ * The operations of one resource (spec 4.1): list and create on its path; retrieve, replace,
+ * update and delete on `{id}`; the state log on `{id}/transitions` when it has a lifecycle.
+ * Each names the model permission it needs and the error responses it can give.
+ */
+import type { ResourceService } from '../crud/service.js';
+import type { Action } from '../registry/resource.js';
+import { listParameters } from './list-parameters.js';
+import type { SchemaNames } from './resource-schemas.js';
+import { json, responsesOf, WRITE_ERRORS } from './shared.js';
+import { ref, type Operation, type Paths, type RequestBody } from './types.js';
+
+type Details = Omit<Operation, 'operationId' | 'summary' | 'description' | 'tags'>;
+
+const body = (schema: string, required: boolean): RequestBody => ({ required, content: json(ref('schemas', schema)) });
+
+export function resourcePaths(service: ResourceService, names: SchemaNames): Paths {
+  const { resource } = service;
+  const op = (action: Action, suffix: string, summary: string, description: string, details: Details): Operation => {
+    const permission = resource.permissions[action];
+    return {
+      operationId: `${resource.operationPrefix}_${suffix}`,
+      summary: `${resource.title}: ${summary}`,
+      description: `${description} Requires the permission \`${permission}\`.`,
+      tags: [resource.module],
+      ...details,
+      'x-required-permission': permission,
+    };
+  };
+  const record = json(ref('schemas', names.read));
+  const item = [ref('parameters', 'Id')];
+  const protectors = resource.referencedBy.filter((r) => r.fk.spec.onDelete === 'protect').map((r) => r.resource.title);
+  const paths: Paths = {
+    [resource.path]: {
+      get: op('view', 'list', 'list', `${resource.description} Answers a plain JSON array of the records visible to the caller, filtered (all conditions must hold) and ordered by the query.`, {
+        parameters: listParameters(service),
+        responses: responsesOf({ 200: { description: 'The matching records.', content: json({ type: 'array', items: ref('schemas', names.read) }) } }, [
+          'ValidationFailed',
+          'NotAuthenticated',
+          'PermissionDenied',
+        ]),
+      }),
+      post: op('add', 'create', 'create', 'Creates a record; every offending field is reported at once.', {
+        requestBody: body(names.request, true),
+        responses: responsesOf({ 201: { description: 'The created record.', content: record } }, WRITE_ERRORS),
+      }),
+    },
+    [`${resource.path}/{id}`]: {
+      get: op('view', 'retrieve', 'retrieve', 'One record.', {
+        parameters: item,
+        responses: responsesOf({ 200: { description: 'The record.', content: record } }, ['NotAuthenticated', 'PermissionDenied', 'NotFound']),
+      }),
+      put: op('change', 'update', 'replace', 'Replaces the record: every required field is needed; optional fields not sent keep their values.', {
+        parameters: item,
+        requestBody: body(names.request, true),
+        responses: responsesOf({ 200: { description: 'The record as stored.', content: record } }, [...WRITE_ERRORS, 'NotFound']),
+      }),
+      patch: op('change', 'partial_update', 'update', 'Changes the fields sent and nothing else.', {
+        parameters: item,
+        requestBody: body(names.patched, false),
+        responses: responsesOf({ 200: { description: 'The record as stored.', content: record } }, [...WRITE_ERRORS, 'NotFound']),
+      }),
+      delete: op('delete', 'destroy', 'delete', protectors.length ? `Deletes the record, unless ${protectors.join(', ')} records still refer to it.` : 'Deletes the record.', {
+        parameters: item,
+        responses: responsesOf({ 204: { description: 'Deleted; no body.' } }, ['NotAuthenticated', 'PermissionDenied', 'NotFound', ...(protectors.length ? (['Conflict'] as const) : [])]),
+      }),
+    },
+  };
+  if (service.hasStates) {
+    const states = resource.fields.filter((f) => f.spec.type === 'state').map((f) => `\`${f.name}\``);
+    paths[`${resource.path}/{id}/transitions`] = {
+      get: op('view', 'transitions', 'state changes', `Every recorded change of ${states.join(', ')}, oldest first, starting with the initial state.`, {
+        parameters: item,
+        responses: responsesOf({ 200: { description: 'The state changes.', content: json({ type: 'array', items: ref('schemas', 'StateChange') }) } }, [
+          'NotAuthenticated',
+          'PermissionDenied',
+          'NotFound',
+        ]),
+      }),
+    };
+  }
+  return paths;
+}

@@ -1,0 +1,125 @@
+/**
+ * Components every part of the document shares: the two error bodies (CONTRACT 3 and 4), the
+ * state-change record, the error responses that point at them, common headers and parameters,
+ * and the security schemes (CONTRACT 6).
+ */
+import { BODY_LIMIT } from '../http/json-body.js';
+import { INT_MAX } from '../crud/body-schema.js';
+import { ref, type Header, type Parameter, type Ref, type Response, type Schema, type SecurityRequirement } from './types.js';
+
+export const json = (schema: Schema | Ref) => ({ 'application/json': { schema } });
+const detail = (description: string, headers?: Response['headers']): Response => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: json(ref('schemas', 'Detail')),
+});
+
+export const schemas: Record<string, Schema> = {
+  ValidationError: {
+    type: 'object',
+    description: 'Field name → messages, every offending field at once; errors not tied to a field are under `non_field_errors`.',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { title: ['This field may not be blank.'], tracker_id: ['Invalid pk "99" - object does not exist.'] },
+  },
+  Detail: {
+    type: 'object',
+    description: 'An error that is not about single fields.',
+    properties: { detail: { type: 'string', description: 'Human-readable message.' } },
+    required: ['detail'],
+    additionalProperties: false,
+  },
+  StateChange: {
+    type: 'object',
+    description: 'One recorded move of a state field, including the initial state set at creation.',
+    properties: {
+      field: { type: 'string', description: 'Name of the state field that changed.' },
+      from: { type: 'string', nullable: true, description: 'State before the move; null for the initial state.' },
+      to: { type: 'string', description: 'State after the move.' },
+      changed_by: { type: 'integer', nullable: true, description: 'Id of the user who made the move; null when that user was deleted.' },
+      changed_at: { type: 'string', format: 'date-time', description: 'When the move happened (UTC).' },
+    },
+    required: ['field', 'from', 'to', 'changed_by', 'changed_at'],
+    additionalProperties: false,
+  },
+};
+
+export const headers: Record<string, Header> = {
+  WWWAuthenticate: { description: 'Always `Token`: the scheme to authenticate with.', schema: { type: 'string', enum: ['Token'] } },
+  RetryAfter: { description: 'Seconds until the next attempt is accepted.', schema: { type: 'integer', minimum: 0 } },
+  Location: { description: 'The successor path, keeping the rest of the path and the query.', schema: { type: 'string' } },
+  Deprecation: { description: 'Always `true`: the path will be removed.', schema: { type: 'string', enum: ['true'] } },
+  Link: { description: 'The successor path as `<path>; rel="successor-version"`.', schema: { type: 'string' } },
+};
+
+/** Error responses by name; operations list theirs with `responsesOf()`. */
+export const responses = {
+  ValidationFailed: {
+    description: 'Invalid query parameters, each named with its messages.',
+    content: json(ref('schemas', 'ValidationError')),
+  },
+  BadRequest: {
+    description: 'Invalid body: field name → messages; a body that is not a JSON object gets a `detail` instead.',
+    content: json({ oneOf: [ref('schemas', 'ValidationError'), ref('schemas', 'Detail')] }),
+  },
+  NotAuthenticated: detail('No valid credentials: none given, or an unknown, revoked or expired token.', {
+    'WWW-Authenticate': ref('headers', 'WWWAuthenticate'),
+  }),
+  PermissionDenied: detail('The caller lacks the permission for this action or record (or, under a session, the CSRF token is missing or wrong).'),
+  NotFound: detail('No such record, or it is not visible to the caller.'),
+  Conflict: detail('The record is still referenced by records that protect it from deletion.'),
+  PayloadTooLarge: detail(`The body is larger than ${BODY_LIMIT / 1024 / 1024} MiB.`),
+  UnsupportedMediaType: detail('The body is not `application/json`.'),
+  Throttled: detail('Too many failed sign-ins for this username and address.', { 'Retry-After': ref('headers', 'RetryAfter') }),
+  MovedPermanently: detail('The path is deprecated; the body names the successor.', {
+    Location: ref('headers', 'Location'),
+    Deprecation: ref('headers', 'Deprecation'),
+    Link: ref('headers', 'Link'),
+  }),
+} satisfies Record<string, Response>;
+
+export type ErrorResponse = keyof typeof responses;
+
+const STATUS: Record<ErrorResponse, string> = {
+  MovedPermanently: '301',
+  ValidationFailed: '400',
+  BadRequest: '400',
+  NotAuthenticated: '401',
+  PermissionDenied: '403',
+  NotFound: '404',
+  Conflict: '409',
+  PayloadTooLarge: '413',
+  UnsupportedMediaType: '415',
+  Throttled: '429',
+};
+
+/** An operation's responses: its success ones, plus the named shared errors under their status. */
+export function responsesOf(success: Record<string, Response>, errors: readonly ErrorResponse[]): Record<string, Response | Ref> {
+  return { ...success, ...Object.fromEntries(errors.map((e) => [STATUS[e], ref('responses', e)])) };
+}
+
+/** The errors of an operation that reads a JSON body. */
+export const WRITE_ERRORS: readonly ErrorResponse[] = ['BadRequest', 'NotAuthenticated', 'PermissionDenied', 'PayloadTooLarge', 'UnsupportedMediaType'];
+
+export const parameters: Record<string, Parameter> = {
+  Id: { name: 'id', in: 'path', required: true, description: 'Id of the record.', schema: { type: 'integer', minimum: 1, maximum: INT_MAX } },
+  Limit: { name: 'limit', in: 'query', description: 'Return at most this many records.', schema: { type: 'integer', minimum: 0, maximum: 999999999 } },
+  Offset: { name: 'offset', in: 'query', description: 'Skip this many records first (for paging, with `limit`).', schema: { type: 'integer', minimum: 0, maximum: 999999999 } },
+};
+
+export const securitySchemes: Record<string, Record<string, string>> = {
+  tokenAuth: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: 'An API token, sent as the whole header value `Token <key>`: the word Token, one space, the key (e.g. `Token 5f0c…`).',
+  },
+  cookieAuth: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'sessionid',
+    description: 'The session cookie set by `POST /api/auth/login`. Writes (POST, PUT, PATCH, DELETE) also need the header `X-CSRFToken` equal to the `csrftoken` cookie.',
+  },
+};
+
+/** Either scheme authenticates a request. */
+export const globalSecurity: SecurityRequirement[] = [{ tokenAuth: [] }, { cookieAuth: [] }];

@@ -1,0 +1,215 @@
+/**
+ * The DMS batch endpoints (CONTRACT 10): counts, model permissions checked before the body,
+ * all or nothing when an id in the middle is refused (every record verified unchanged), the
+ * 1000-id limit, body validation, object rules and `protect` references, and POST as the only method.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { defineBatch } from '../engine/declare/index.js';
+import { createApp } from '../engine/http/app.js';
+import { createLogger } from '../engine/log.js';
+import { Registry, loadDeclarations } from '../engine/registry/registry.js';
+import { Client } from './support/client.js';
+import { created, makeUser, unique } from './support/fixtures.js';
+import { suite } from './support/hooks.js';
+
+const MOVE = '/api/dms/batch_move';
+const ARCHIVE = '/api/dms/batch_archive';
+const DELETE = '/api/dms/batch_delete';
+
+describe('DMS batch endpoints', () => {
+  let source: any;
+  let target: any;
+  const folder = (title: string) => created(suite().admin, '/api/dms/folder', { title });
+  const documents = async (n: number, folderId = source.id): Promise<any[]> => {
+    const out = [];
+    for (let i = 0; i < n; i++) out.push(await created(suite().admin, '/api/dms/document', { title: unique('doc'), folder_id: folderId }));
+    return out;
+  };
+  const current = async (docs: any[]) => Promise.all(docs.map(async (d) => (await suite().admin.get(`/api/dms/document/${d.id}`)).body));
+
+  before(async () => {
+    source = await folder('Batch source');
+    target = await folder('Batch target');
+  });
+
+  describe('happy paths', () => {
+    it('batch_move moves every document once, duplicates counted once, and bumps modified', async () => {
+      const docs = await documents(3);
+      const bystander = (await documents(1))[0];
+      const res = await suite().admin.post(MOVE, { document_ids: [docs[0].id, docs[1].id, docs[2].id, docs[0].id], folder_id: target.id });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.deep.equal({ moved: 3 });
+      const now = await current(docs);
+      now.forEach((doc, i) => {
+        expect(doc.folder).to.equal(target.id);
+        expect(Date.parse(doc.modified)).to.be.greaterThan(Date.parse(docs[i].modified));
+      });
+      expect((await current([bystander]))[0]).to.deep.equal(bystander);
+    });
+
+    it('batch_archive archives the documents', async () => {
+      const docs = await documents(2);
+      const res = await suite().admin.post(ARCHIVE, { document_ids: docs.map((d) => d.id) });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.deep.equal({ archived: 2 });
+      for (const doc of await current(docs)) expect(doc.archived).to.equal(true);
+    });
+
+    it('batch_delete deletes the documents', async () => {
+      const docs = await documents(2);
+      const res = await suite().admin.post(DELETE, { document_ids: docs.map((d) => d.id) });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.deep.equal({ deleted: 2 });
+      for (const d of docs) expect((await suite().admin.get(`/api/dms/document/${d.id}`)).status).to.equal(404);
+    });
+  });
+
+  describe('permissions (CONTRACT 7)', () => {
+    it('needs dms.change_document to move and archive, dms.delete_document to delete', async () => {
+      const viewer = await makeUser({ permissions: ['dms.view_document', 'dms.view_folder'] });
+      const changer = await makeUser({ permissions: ['dms.view_document', 'dms.view_folder', 'dms.change_document'] });
+      const deleter = await makeUser({ permissions: ['dms.view_document', 'dms.delete_document'] });
+      const docs = await documents(2);
+      const ids = docs.map((d) => d.id);
+      const refused: [Client, string, object][] = [
+        [viewer.client, MOVE, { document_ids: ids, folder_id: target.id }],
+        [viewer.client, ARCHIVE, { document_ids: ids }],
+        [viewer.client, DELETE, { document_ids: ids }],
+        [deleter.client, MOVE, { document_ids: ids, folder_id: target.id }],
+        [changer.client, DELETE, { document_ids: ids }],
+      ];
+      for (const [client, path, body] of refused) {
+        const res = await client.post(path, body);
+        expect(res.status, path).to.equal(403);
+        expect(res.body).to.deep.equal({ detail: 'You do not have permission to perform this action.' });
+      }
+      expect(await current(docs)).to.deep.equal(docs);
+      expect((await changer.client.post(MOVE, { document_ids: ids, folder_id: target.id })).body).to.deep.equal({ moved: 2 });
+      expect((await changer.client.post(ARCHIVE, { document_ids: ids })).body).to.deep.equal({ archived: 2 });
+      expect((await deleter.client.post(DELETE, { document_ids: ids })).body).to.deep.equal({ deleted: 2 });
+    });
+
+    it('checks the permission before reading the body', async () => {
+      const viewer = await makeUser({ permissions: ['dms.view_document'] });
+      const res = await viewer.client.request('POST', MOVE, { raw: '{not json', headers: { 'Content-Type': 'application/json' } });
+      expect(res.status).to.equal(403);
+    });
+  });
+
+  describe('all or nothing', () => {
+    const missing = 2147480000;
+    const cases: [string, (ids: number[]) => object][] = [
+      [MOVE, (ids) => ({ document_ids: ids, folder_id: target.id })],
+      [ARCHIVE, (ids) => ({ document_ids: ids })],
+      [DELETE, (ids) => ({ document_ids: ids })],
+    ];
+    for (const [path, body] of cases) {
+      it(`${path}: a missing id in the middle answers 400 and changes nothing`, async () => {
+        const docs = await documents(4);
+        const ids = docs.map((d) => d.id);
+        const res = await suite().admin.post(path, body([ids[0], ids[1], missing, ids[2], ids[3]]));
+        expect(res.status).to.equal(400);
+        expect(res.body).to.deep.equal({ document_ids: [`Invalid pk "${missing}" - object does not exist.`] });
+        expect(await current(docs)).to.deep.equal(docs);
+      });
+    }
+
+    it('batch_move into a missing folder answers 400 under folder_id and moves nothing', async () => {
+      const docs = await documents(2);
+      const res = await suite().admin.post(MOVE, { document_ids: docs.map((d) => d.id), folder_id: missing });
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal({ folder_id: [`Invalid pk "${missing}" - object does not exist.`] });
+      expect(await current(docs)).to.deep.equal(docs);
+    });
+  });
+
+  describe('body', () => {
+    it('refuses more than 1000 ids', async () => {
+      const ids = Array.from({ length: 1001 }, (_, i) => i + 1);
+      for (const path of [MOVE, ARCHIVE, DELETE]) {
+        const res = await suite().admin.post(path, { document_ids: ids, folder_id: target.id });
+        expect(res.status, path).to.equal(400);
+        expect(res.body.document_ids).to.deep.equal(['Ensure this field has no more than 1000 elements.']);
+      }
+    });
+
+    it('names every offending field: required, list, integers, unknown fields', async () => {
+      const { admin } = suite();
+      expect((await admin.post(MOVE, {})).body).to.deep.equal({ document_ids: ['This field is required.'], folder_id: ['This field is required.'] });
+      expect((await admin.post(ARCHIVE, { document_ids: 'x', folder_id: 1 })).body).to.deep.equal({
+        document_ids: ['Expected a list of items but got type "str".'],
+        folder_id: ['Unknown field.'],
+      });
+      expect((await admin.post(DELETE, { document_ids: [] })).body).to.deep.equal({ document_ids: ['This list may not be empty.'] });
+      expect((await admin.post(MOVE, { document_ids: ['a'], folder_id: null })).body).to.deep.equal({
+        document_ids: ['A valid integer is required.'],
+        folder_id: ['This field may not be null.'],
+      });
+      expect((await admin.post(ARCHIVE, [1, 2])).body).to.deep.equal({ detail: 'Invalid data. Expected a dictionary, but got list.' });
+    });
+
+    it('answers 405 with Allow: POST to other methods', async () => {
+      for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
+        const res = await suite().admin.request(method, ARCHIVE);
+        expect(res.status, method).to.equal(405);
+        expect(res.headers.get('allow')).to.equal('POST');
+        expect(res.body).to.deep.equal({ detail: `Method "${method}" not allowed.` });
+      }
+    });
+  });
+
+  describe('a batch over records with object rules and protect references', () => {
+    // DMS documents have neither, so a service is started with one more declaration: deleting trackers
+    let server: http.Server;
+    let client: Client;
+    before(async () => {
+      const declarations = await loadDeclarations();
+      const trackers = defineBatch({
+        module: 'issue',
+        name: 'batch_delete',
+        resource: 'issue/tracker',
+        operation: { kind: 'delete' },
+        permission: 'delete',
+        resultKey: 'deleted',
+        description: 'Deletes trackers (test only).',
+      });
+      const registry = new Registry({ resources: declarations.resources, batches: [...declarations.batches, trackers] });
+      const app = createApp({ db: suite().service.db, registry, log: createLogger('silent') });
+      server = http.createServer(app.koa.callback());
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, suite().admin.token);
+    });
+    after(async () => {
+      await new Promise<void>((r) => server.close(() => r()));
+    });
+
+    it('answers 409 with the single-delete message and deletes nothing', async () => {
+      const { admin } = suite();
+      const [free, used, other] = [await created(admin, '/api/issue/tracker', { title: 'free' }), await created(admin, '/api/issue/tracker', { title: 'used' }), await created(admin, '/api/issue/tracker', { title: 'other' })];
+      for (const title of ['a', 'b']) await created(admin, '/api/issue/issue', { tracker_id: used.id, title });
+      const res = await client.post('/api/issue/batch_delete', { tracker_ids: [free.id, used.id, other.id] });
+      expect(res.status).to.equal(409);
+      expect(res.body).to.deep.equal({ detail: `Cannot delete tracker ${used.id}: referenced by 2 issue records.` });
+      for (const t of [free, used, other]) expect((await admin.get(`/api/issue/tracker/${t.id}`)).body).to.deep.equal(t);
+      expect((await client.post('/api/issue/batch_delete', { tracker_ids: [free.id, other.id] })).body).to.deep.equal({ deleted: 2 });
+    });
+
+    it('refuses an invisible id in the middle with 400, and a visible one the caller may not change with 403', async () => {
+      const { admin } = suite();
+      const user = await makeUser({ permissions: ['issues.view_tracker', 'issues.delete_tracker'] });
+      const mine = [await created(admin, '/api/issue/tracker', { title: 'mine 1', admin_ids: [user.id] }), await created(admin, '/api/issue/tracker', { title: 'mine 2', admin_ids: [user.id] })];
+      const hidden = await created(admin, '/api/issue/tracker', { title: 'hidden', visibility: 'confidential' });
+      const foreign = await created(admin, '/api/issue/tracker', { title: 'foreign' });
+      const as = client.as(user.token);
+      const invisible = await as.post('/api/issue/batch_delete', { tracker_ids: [mine[0].id, hidden.id, mine[1].id] });
+      expect(invisible.status).to.equal(400);
+      expect(invisible.body).to.deep.equal({ tracker_ids: [`Invalid pk "${hidden.id}" - object does not exist.`] });
+      const unchangeable = await as.post('/api/issue/batch_delete', { tracker_ids: [mine[0].id, foreign.id, mine[1].id] });
+      expect(unchangeable.status).to.equal(403);
+      for (const t of [...mine, hidden, foreign]) expect((await admin.get(`/api/issue/tracker/${t.id}`)).body).to.deep.equal(t);
+      expect((await as.post('/api/issue/batch_delete', { tracker_ids: mine.map((t) => t.id) })).body).to.deep.equal({ deleted: 2 });
+    });
+  });
+});

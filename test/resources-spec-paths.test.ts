@@ -1,0 +1,63 @@
+/**
+ * The registry against spec 4.2, read from the specification's own table: every resource path of
+ * the table is declared and lists its records, nothing is declared beyond the table, and the DMS
+ * batch endpoints the spec names are the declared batch actions.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { loadRegistry } from '../engine/registry/registry.js';
+import { suite } from './support/hooks.js';
+
+/** The project root: the compiled test runs two levels below it (`<out>/test/`). */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const spec = fs.readFileSync(path.resolve(root, '../shared/spec/api-spec.md'), 'utf8');
+const section42 = spec.slice(spec.indexOf('### 4.2'), spec.indexOf('### 4.3'));
+
+/** Rows like `| dms | /api/dms/document, folder, documenttype |`: a full path, then siblings by name or full path. */
+function tablePaths(): string[] {
+  const rows = section42.split('\n').filter((line) => line.startsWith('|') && !/^\|\s*(Module|-)/.test(line));
+  expect(rows, 'rows of the 4.2 table').to.have.length.above(20);
+  return rows.flatMap((line) => {
+    const cells = /^\|\s*[\w-]+\s*\|\s*(\/api\/[^|]+?)\s*\|$/.exec(line);
+    if (!cells) throw new Error(`Unexpected row in spec 4.2: ${line}`);
+    const [first, ...others] = cells[1]!.split(',').map((s) => s.trim());
+    const base = first!.slice(0, first!.lastIndexOf('/'));
+    return [first!, ...others.map((o) => (o.startsWith('/api/') ? o : `${base}/${o}`))];
+  });
+}
+
+const registry = await loadRegistry();
+const specified = tablePaths();
+const declared = registry.resources.map((r) => r.path);
+
+describe('spec 4.2 coverage (paths read from the specification)', () => {
+  it('reads every path of the table, the "other" row included', () => {
+    expect(new Set(specified).size).to.equal(specified.length);
+    expect(specified).to.include.members(['/api/organisation/mitarbeitende', '/api/tutorial/lesson-progress', '/api/bot/context_check', '/api/measuringtool/measuringtool', '/api/user', '/api/customgroup']);
+  });
+
+  it('declares every path of the table', () => {
+    expect(specified.filter((p) => !declared.includes(p))).to.deep.equal([]);
+  });
+
+  it('declares nothing beyond the table except /api/user and /api/customgroup', () => {
+    const allowed = new Set([...specified, '/api/user', '/api/customgroup']);
+    expect(declared.filter((p) => !allowed.has(p))).to.deep.equal([]);
+  });
+
+  it('serves a list on every path of the table (spec 4.1)', async () => {
+    for (const p of specified) {
+      const res = await suite().admin.get(p);
+      expect(res.status, `${p}: ${res.text}`).to.equal(200);
+      expect(res.body, p).to.be.an('array');
+    }
+  });
+
+  it('declares exactly the batch endpoints the spec names', () => {
+    const named = [...section42.matchAll(/\/api\/dms\/batch_\w+/g)].map((m) => m[0]);
+    expect(named).to.have.length(3);
+    expect(registry.batches.map((b) => b.path)).to.have.members(named);
+  });
+});
