@@ -5,6 +5,7 @@ export const mitarbeitende = defineResource({
   module: 'organisation',
   name: 'mitarbeitende',
   table: 'organisation_mitarbeitende',
+  deprecatedPaths: ['/api/mitarbeitende'],
   title: 'Employee (Mitarbeitende)',
   description: 'A person employed by or working for the organisation.',
   fields: {
@@ -118,6 +119,7 @@ export const salary = defineResource({
   module: 'organisation',
   name: 'salary',
   table: 'organisation_salary',
+  deprecatedPaths: ['/api/salary'],
   title: 'Employment terms (Anstellungsverhältnis)',
   description: 'The terms of an employment relationship for a period: degree, target hours, vacation and salary.',
   fields: {

@@ -70,6 +70,7 @@ export const monthlyclosing = defineResource({
   module: 'timetracker',
   name: 'monthlyclosing',
   table: 'timetracker_monthlyclosing',
+  deprecatedPaths: ['/api/monthlyclosing'],
   title: 'Monthly closing (Monatsabschluss)',
   description: "The balances of one employee's month; closing it locks the month's entries and is irreversible.",
   fields: {

@@ -12,7 +12,6 @@ import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { parse as parseYaml } from 'yaml';
-import { deprecatedPaths } from '../engine/http/paths.js';
 import type { Document, Parameter, Schema } from '../engine/openapi/types.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import { suite } from './support/hooks.js';
@@ -218,8 +217,8 @@ describe('OpenAPI document', () => {
       }
     });
 
-    it('documents every deprecated path as deprecated, answering 301 with Location', () => {
-      for (const [old, successor] of deprecatedPaths()) {
+    it('documents every deprecated path as deprecated, answering 301 with Location', async () => {
+      for (const [old, successor] of (await loadRegistry()).redirects) {
         const twins = operations(doc).filter((o) => o.path === old || o.path.startsWith(`${old}/`));
         expect(twins.length, old).to.equal(operations(doc).filter((o) => !o.op.deprecated && (o.path === successor || o.path.startsWith(`${successor}/`))).length);
         for (const t of twins) {

@@ -9,10 +9,10 @@ import { migrateLatest } from '../storage/migrate.js';
 import { createUser, userExists } from '../auth/users.js';
 import { createToken } from '../auth/tokens.js';
 import { loadRegistry } from '../registry/registry.js';
-import { seed } from './seed.js';
+import { seed, seedOptions } from './seed.js';
 import { CommandError, UsageError } from './errors.js';
 
-function required(values: Record<string, string | boolean | undefined>, name: string): string {
+function required(values: Record<string, string | undefined>, name: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required.`);
   return v;
@@ -20,6 +20,9 @@ function required(values: Record<string, string | boolean | undefined>, name: st
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // seed takes the options its resources declare (`--issues N`)
+  const registry = command === 'seed' ? await loadRegistry() : undefined;
+  const seeds = registry ? seedOptions(registry) : new Map();
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -27,9 +30,9 @@ async function main(argv: string[]): Promise<number> {
       password: { type: 'string' },
       email: { type: 'string' },
       name: { type: 'string' },
-      issues: { type: 'string' },
+      ...Object.fromEntries([...seeds.keys()].map((option) => [option, { type: 'string' as const }])),
     },
-  });
+  }) as { values: Record<string, string | undefined> };
   const db = connect(readConfig());
   try {
     switch (command) {
@@ -64,10 +67,16 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'seed': {
-        const issues = Number(values.issues ?? 100);
-        if (!Number.isInteger(issues) || issues < 0) throw new UsageError('--issues takes a whole number.');
+        const counts = new Map<string, number>();
+        for (const option of seeds.keys()) {
+          const raw = values[option];
+          if (raw === undefined) continue;
+          const n = Number(raw);
+          if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${option} takes a whole number.`);
+          counts.set(option, n);
+        }
         await migrateLatest(db);
-        await seed(db, await loadRegistry(), { issues });
+        await seed(db, registry!, counts);
         return 0;
       }
       default:

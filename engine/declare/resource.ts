@@ -75,6 +75,10 @@ export interface ResourceDeclaration<
   readonly name: string;
   /** Path when it is not `/api/<module>/<name>` (e.g. `/api/user`). */
   readonly path?: string;
+  /** `manage seed --<option> N` creates N demo records of this resource (else `default`). */
+  readonly seed?: { readonly option: string; readonly default: number };
+  /** Old paths of this resource: every method there answers 301 to the current path. */
+  readonly deprecatedPaths?: readonly `/api/${string}`[];
   readonly table: string;
   /** Human title for documentation, e.g. `Employee (Mitarbeitende)`. */
   readonly title: string;

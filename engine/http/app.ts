@@ -54,7 +54,7 @@ export function createApp({ db, registry, log, secureCookies = false }: Services
 
   koa.use(requestLog(log));
   koa.use(renderErrors);
-  koa.use(redirectDeprecated);
+  koa.use(redirectDeprecated(registry.redirects));
   koa.use(stripTrailingSlash);
   koa.use(sessionMiddleware(koa, db, secureCookies));
   koa.use(publicRouter.routes());

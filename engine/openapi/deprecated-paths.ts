@@ -1,8 +1,7 @@
 /**
- * The deprecated paths of spec 4.4 (`engine/http/paths.ts`): each operation under a successor
- * path gets a twin under the old path that only answers 301, before authentication.
+ * Declared deprecated paths (the registry's redirects): each operation under a successor path
+ * gets a twin under the old path that only answers 301, before authentication.
  */
-import { deprecatedPaths } from '../http/paths.js';
 import { responsesOf } from './shared.js';
 import { METHODS, ref, type Operation, type Paths } from './types.js';
 
@@ -20,9 +19,9 @@ function twin(op: Operation, successor: string): Operation {
   };
 }
 
-export function deprecatedTwins(paths: Paths): Paths {
+export function deprecatedTwins(paths: Paths, redirects: readonly (readonly [string, string])[]): Paths {
   const twins: Paths = {};
-  for (const [old, successor] of deprecatedPaths()) {
+  for (const [old, successor] of redirects) {
     for (const [path, item] of Object.entries(paths)) {
       if (path !== successor && !path.startsWith(`${successor}/`)) continue;
       const oldPath = old + path.slice(successor.length);

@@ -63,7 +63,7 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
     merge(paths, part.paths);
   }
   merge(paths, docsPaths());
-  merge(paths, deprecatedTwins(paths));
+  merge(paths, deprecatedTwins(paths, registry.redirects));
   return {
     openapi: '3.0.3',
     info: INFO,

@@ -14,6 +14,8 @@ export interface Declarations {
 export class Registry {
   readonly resources: readonly Resource[];
   readonly batches: readonly Batch[];
+  /** Deprecated path → the path that replaced it. */
+  readonly redirects: readonly (readonly [string, string])[];
   private readonly byKey: ReadonlyMap<string, Resource>;
   /** Every permission name the resources define, plus extra ones engine features need. */
   readonly permissionNames: ReadonlySet<string>;
@@ -22,6 +24,10 @@ export class Registry {
     this.resources = compileDeclarations(declarations.resources);
     this.byKey = new Map(this.resources.map((r) => [r.key, r]));
     this.batches = compileBatches(declarations.batches, this.byKey);
+    this.redirects = this.resources.flatMap((r) => (r.declaration.deprecatedPaths ?? []).map((old) => [old, r.path] as const));
+    for (const [old] of this.redirects) {
+      if (this.resources.some((r) => r.path === old || r.path.startsWith(`${old}/`))) throw new Error(`Deprecated path "${old}" is the path of a resource.`);
+    }
     this.permissionNames = new Set(this.resources.flatMap((r) => ACTIONS.map((a) => r.permissions[a])));
   }
 
