@@ -9,7 +9,7 @@ export const user = defineResource({
   title: 'User',
   description: 'A person who signs in. Permissions come from groups; superusers hold all.',
   fields: {
-    username: field.string({ maxLength: 150, required: true, unique: true, search: true, description: 'Unique sign-in name.' }),
+    username: field.string({ maxLength: 150, required: true, unique: true, filter: true, search: true, description: 'Unique sign-in name.' }),
     email: field.email({ maxLength: 254, search: true, description: 'E-mail address.' }),
     first_name: field.string({ maxLength: 150, allowBlank: true, search: true, description: 'Given name.' }),
     last_name: field.string({ maxLength: 150, allowBlank: true, search: true, description: 'Family name.' }),
@@ -38,7 +38,7 @@ export const customgroup = defineResource({
   title: 'Group',
   description: 'A group of users; its permissions are granted to every member.',
   fields: {
-    name: field.string({ maxLength: 150, required: true, unique: true, search: true, description: 'Unique group name.' }),
+    name: field.string({ maxLength: 150, required: true, unique: true, filter: true, search: true, description: 'Unique group name.' }),
     permissions: field.permissions({ description: 'Permission names (`app.action_model`) granted to the members.' }),
   },
   relations: {
