@@ -30,7 +30,7 @@ describe('every declared resource (registry-driven)', () => {
       const live = (): Resource => suite().service.app.services.get(resource.key)!.resource;
 
       before(async () => {
-        samples = new Samples(suite().admin, (k) => suite().service.app.services.get(k)!.resource);
+        samples = new Samples(suite().admin);
         record = await samples.create(live());
       });
 

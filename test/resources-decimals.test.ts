@@ -29,7 +29,7 @@ describe('decimal fields (registry-driven)', () => {
     describe(resource.path, () => {
       let record: Record<string, any>;
       before(async () => {
-        record = await new Samples(suite().admin, (k) => suite().service.app.services.get(k)!.resource).create(suite().service.app.services.get(resource.key)!.resource);
+        record = await new Samples(suite().admin).create(suite().service.app.services.get(resource.key)!.resource);
       });
 
       for (const field of decimals) {

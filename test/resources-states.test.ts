@@ -43,7 +43,7 @@ describe('state machines (registry-driven)', () => {
         const live = (): Resource => suite().service.app.services.get(resource.key)!.resource;
 
         before(async () => {
-          body = await new Samples(suite().admin, (k) => suite().service.app.services.get(k)!.resource).body(live());
+          body = await new Samples(suite().admin).body(live());
         });
 
         /** A new record brought to `state` along its route, each move answered 200. */

@@ -62,8 +62,7 @@ describe('sessions', () => {
     const server = http.createServer(other.koa.callback());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const elsewhere = new SessionClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-      (elsewhere as any).cookies = (browser as any).cookies;
+      const elsewhere = browser.withCookies(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
       const res = await elsewhere.request('GET', '/api/auth/me');
       expect(res.status).to.equal(200);
       expect(res.body.id).to.equal(user.id);
@@ -113,6 +112,12 @@ describe('sessions', () => {
     for (const a of answers) expect(a).to.deep.equal([400, { non_field_errors: ['Unable to log in with provided credentials.'] }]);
   });
 
+  it('refuses a sign-in body that is not an object, as every endpoint does', async () => {
+    const res = await new SessionClient(suite().service.url).request('POST', '/api/auth/login', { body: ['admin', 'pw'] });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.equal({ detail: 'Invalid data. Expected a dictionary, but got list.' });
+  });
+
   it('validates the sign-in body', async () => {
     const res = await new SessionClient(suite().service.url).request('POST', '/api/auth/login', { body: { username: '' } });
     expect(res.status).to.equal(400);
@@ -148,8 +153,7 @@ describe('sessions', () => {
     expect((await browser.request('POST', '/api/auth/logout', { csrf: true })).status).to.equal(204);
     expect(browser.csrf).to.equal(undefined);
     expect(await suite().service.db('sessions').where('id', id).first()).to.equal(undefined);
-    const stale = new SessionClient(suite().service.url);
-    (stale as any).cookies = new Map([['sessionid', id]]);
+    const stale = browser.withCookies(suite().service.url, { sessionid: id });
     expect((await stale.request('GET', '/api/auth/me')).status).to.equal(401);
   });
 

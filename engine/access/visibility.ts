@@ -6,7 +6,7 @@
 import type { AccessRule } from '../declare/index.js';
 import type { Principal } from '../auth/users.js';
 import { findForeignKey, findManyToMany, type Resource } from '../registry/resource.js';
-import { col, frag, joinFragments, q, TRUE, type Fragment } from '../storage/sql.js';
+import { col, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 
 type AccessAction = 'view' | 'change';
 
@@ -44,4 +44,3 @@ export function accessPredicate(resource: Resource, action: AccessAction, user: 
   return compile(resource, rule, user, alias, 0);
 }
 
-export const orTrue = (f: Fragment | null): Fragment => f ?? TRUE;

@@ -35,5 +35,5 @@ export async function authenticateToken(db: Knex, key: string): Promise<Principa
   if (Date.now() - lastUsed > LAST_USED_EVERY_MS) {
     await db('api_tokens').where('id', token.id).update({ last_used: db.fn.now() });
   }
-  return { ...user, tokenId: token.id };
+  return user;
 }

@@ -10,7 +10,6 @@ export interface Principal {
   permissions: ReadonlySet<string>;
   /** Ids of the user's groups, for group-based object access. */
   groupIds: readonly number[];
-  tokenId?: number;
 }
 
 interface PrincipalRow {

@@ -25,6 +25,8 @@ const KINDS: Record<string, { fits(value: unknown, q: Question): boolean; expect
   },
 };
 
+export const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
 const unanswered = (v: unknown): boolean => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
 
 /** The parent's questions by id (as JSON keys are), each with the ids of its choices. */
@@ -44,7 +46,7 @@ async function questionsOf(trx: Knex.Transaction, s: AnswerSources, parentId: un
 export async function answerErrors(trx: Knex.Transaction, s: AnswerSources, answers: Record<string, unknown>, parentId: unknown, complete: boolean): Promise<string[]> {
   const questions = await questionsOf(trx, s, parentId);
   const noun = s.questions.name;
-  const Noun = noun.charAt(0).toUpperCase() + noun.slice(1);
+  const Noun = capitalise(noun);
   const messages: string[] = [];
   for (const [key, value] of Object.entries(answers)) {
     const q = questions.get(key);

@@ -7,14 +7,14 @@
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { checkPrivileges } from '../access/privileges.js';
-import { badRequest, FieldErrorCollector } from '../errors.js';
+import { FieldErrorCollector } from '../errors.js';
 import type { Batch } from '../registry/resource.js';
 import { INT_MAX } from './body-schema.js';
-import type { Values } from './body.js';
+import { expectObject, type Values } from './body.js';
 import { checkReferences, invalidPk, uniqueIds, type Row } from './checks.js';
 import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';
 import type { ResourceService } from './service.js';
-import { compileBodyValidator, createAjv, pyType, type BodyValidator } from './validator.js';
+import { compileBodyValidator, createAjv, type BodyValidator } from './validator.js';
 
 /** The body: the ids, and for `setForeignKey` the key's write name (`folder_id`); sizes are checked after. */
 function bodySchema(batch: Batch): Record<string, unknown> {
@@ -58,8 +58,7 @@ export class BatchService {
   }
 
   private parse(body: unknown): { ids: number[]; values: Values; errors: FieldErrorCollector } {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest(`Invalid data. Expected a dictionary, but got ${pyType(body)}.`);
-    const given = body as Record<string, unknown>;
+    const given = expectObject(body);
     const errors = new FieldErrorCollector();
     for (const [field, messages] of Object.entries(this.validator(given))) for (const m of messages) errors.add(field, m);
     const { idsField, maxIds, foreignKey, declaration } = this.batch;

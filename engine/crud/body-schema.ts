@@ -5,7 +5,7 @@
 import type { FieldSpec } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 
-export const COLOR_BASES = [
+const COLOR_BASES = [
   'red', 'pink', 'purple', 'deep-purple', 'indigo', 'blue', 'light-blue', 'cyan', 'teal', 'green', 'light-green',
   'lime', 'yellow', 'amber', 'orange', 'deep-orange', 'brown', 'grey', 'blue-grey', 'black', 'white',
 ] as const;

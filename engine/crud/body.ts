@@ -41,14 +41,19 @@ function planOf(resource: Resource): BodyPlan {
   return plan;
 }
 
-export function normaliseBody(resource: Resource, body: unknown): { values: Values; errors: FieldErrors } {
+/** The body as an object, or 400 `Invalid data. Expected a dictionary, but got list.` (CONTRACT 4). */
+export function expectObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest(`Invalid data. Expected a dictionary, but got ${pyType(body)}.`);
   }
+  return body as Record<string, unknown>;
+}
+
+export function normaliseBody(resource: Resource, body: unknown): { values: Values; errors: FieldErrors } {
+  const given = expectObject(body);
   const plan = planOf(resource);
   const values: Values = {};
   const errors: FieldErrors = {};
-  const given = body as Record<string, unknown>;
   for (const [key, value] of Object.entries(given)) {
     if (plan.ignored.has(key)) continue;
     const writeName = plan.aliases.get(key);

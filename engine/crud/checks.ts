@@ -10,8 +10,8 @@ import type { FieldErrorCollector } from '../errors.js';
 import type { RecordRule } from '../declare/index.js';
 import { answerSources } from '../registry/answers-rule.js';
 import { findField, type Field, type ForeignKeyRef, type ManyToManyRef, type Resource } from '../registry/resource.js';
-import { col, q } from '../storage/sql.js';
-import { answerErrors } from './answers.js';
+import { q } from '../storage/sql.js';
+import { answerErrors, capitalise } from './answers.js';
 import type { Values } from './body.js';
 
 export type Row = Record<string, unknown>;
@@ -27,7 +27,6 @@ export interface CheckContext {
 type RuleOf<K extends RecordRule['kind']> = Extract<RecordRule, { kind: K }>;
 
 export const invalidPk = (id: unknown) => `Invalid pk "${String(id)}" - object does not exist.`;
-const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** Visible rows of `target` among `ids`, with the extra columns asked for. */
 async function visibleRows(c: CheckContext, target: Resource, ids: number[], columns: string[] = []): Promise<Row[]> {
@@ -188,4 +187,3 @@ export function rowsOf(result: unknown): Row[] {
   return ((result as { rows?: Row[] }).rows ?? []) as Row[];
 }
 
-export { col };

@@ -44,8 +44,8 @@ export class ResourceService {
     return this.resource.fields.some((f) => f.spec.type === 'state');
   }
 
-  private visible(user: Principal, alias = ROW): Fragment[] {
-    const p = accessPredicate(this.resource, 'view', user, alias);
+  private visible(user: Principal): Fragment[] {
+    const p = accessPredicate(this.resource, 'view', user, ROW);
     return p ? [p] : [];
   }
 

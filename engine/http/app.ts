@@ -11,7 +11,7 @@ import { notFound } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Registry } from '../registry/registry.js';
 import { sessionMiddleware } from '../auth/sessions.js';
-import { authenticate, type PublicPath } from './authenticate.js';
+import { authenticate } from './authenticate.js';
 import { mountAuthRoutes } from './auth-routes.js';
 import { mountBatch } from './batch-routes.js';
 import { mountHealth } from './health.js';
@@ -45,7 +45,6 @@ export function createApp({ db, registry, log, secureCookies = false }: Services
   mountHealth(publicRouter, db);
   mountSignInPage(publicRouter);
   mountSchema(publicRouter, registry, services);
-  const publicPaths: PublicPath[] = [];
 
   const router = new Router();
   mountAuthRoutes(publicRouter, router, { db, registry, ajv, secureCookies });
@@ -58,7 +57,7 @@ export function createApp({ db, registry, log, secureCookies = false }: Services
   koa.use(stripTrailingSlash);
   koa.use(sessionMiddleware(koa, db, secureCookies));
   koa.use(publicRouter.routes());
-  koa.use(authenticate(db, publicPaths));
+  koa.use(authenticate(db));
   koa.use(router.routes());
   koa.use(async (ctx) => {
     if (ctx.body === undefined && ctx.status === 404) throw notFound();

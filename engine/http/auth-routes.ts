@@ -10,7 +10,8 @@ import { verifyPassword } from '../auth/passwords.js';
 import { signIn, signOut } from '../auth/sessions.js';
 import { clearFailures, recordFailure, retryAfter, type ThrottleKey } from '../auth/throttle.js';
 import { createToken } from '../auth/tokens.js';
-import type { Principal } from '../auth/users.js';
+import { loadPrincipal, type Principal } from '../auth/users.js';
+import { expectObject } from '../crud/body.js';
 import { compileBodyValidator } from '../crud/validator.js';
 import { fetchRecord } from '../crud/store.js';
 import { notFound, throttled, ValidationError } from '../errors.js';
@@ -46,8 +47,7 @@ export const TOKEN_SCHEMA = {
 };
 
 function validated<T>(validate: ReturnType<typeof compileBodyValidator>, body: unknown): T {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError({ non_field_errors: ['Invalid data. Expected a dictionary.'] });
-  const errors = validate(body as Record<string, unknown>);
+  const errors = validate(expectObject(body));
   if (Object.keys(errors).length) throw new ValidationError(errors);
   return body as T;
 }
@@ -75,8 +75,8 @@ export function mountAuthRoutes(publicRouter: Router, router: Router, deps: Auth
         ];
         const wait = await retryAfter(db, keys);
         if (wait > 0) throw throttled(wait);
-        const row = (await db('users').where({ username }).first('id', 'password', 'is_active', 'is_superuser')) as
-          | { id: number; password: string | null; is_active: boolean; is_superuser: boolean }
+        const row = (await db('users').where({ username }).first('id', 'password', 'is_active')) as
+          | { id: number; password: string | null; is_active: boolean }
           | undefined;
         // the same answer, after the same work, for an unknown user, a wrong password and an inactive user
         const valid = await verifyPassword(password, row?.password);
@@ -88,11 +88,7 @@ export function mountAuthRoutes(publicRouter: Router, router: Router, deps: Auth
         await db('users').where({ id: row.id }).update({ last_login: db.fn.now() });
         await db('sessions').where('expires', '<', db.fn.now()).delete();
         await signIn(ctx, row.id, secureCookies);
-        const perms = (await db.raw(
-          `select distinct p from users_groups ug join groups g on g.id = ug.group_id, unnest(g.permissions) p where ug.user_id = ?`,
-          [row.id],
-        )) as { rows: { p: string }[] };
-        ctx.body = await me({ id: row.id, isSuperuser: row.is_superuser, permissions: new Set(perms.rows.map((r) => r.p)) });
+        ctx.body = await me((await loadPrincipal(db, (qb) => void qb.where('u.id', row.id)))!);
       },
     }),
   );

@@ -2,7 +2,7 @@
 import type { Context, Next } from 'koa';
 
 /** Where a deprecated path now lives (the rest of the path kept), if `path` is one. */
-export function deprecatedTarget(redirects: readonly (readonly [string, string])[], path: string): { location: string; successor: string } | undefined {
+function deprecatedTarget(redirects: readonly (readonly [string, string])[], path: string): { location: string; successor: string } | undefined {
   for (const [old, successor] of redirects) {
     if (path === old || path.startsWith(`${old}/`)) return { location: successor + path.slice(old.length), successor };
   }

@@ -36,9 +36,6 @@ export class Registry {
     if (!r) throw new Error(`No resource "${key}" is declared.`);
     return r;
   }
-  has(key: string): boolean {
-    return this.byKey.has(key);
-  }
 }
 
 const resourcesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../resources');

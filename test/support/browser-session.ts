@@ -12,6 +12,13 @@ export class SessionClient {
     return this.cookies.get('sessionid');
   }
 
+  /** A client for another server (or a stale session id) holding these cookies. */
+  withCookies(baseUrl: string, cookies: Record<string, string> = Object.fromEntries(this.cookies)): SessionClient {
+    const other = new SessionClient(baseUrl);
+    for (const [k, v] of Object.entries(cookies)) other.cookies.set(k, v);
+    return other;
+  }
+
   private remember(res: Reply): void {
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');

@@ -10,10 +10,7 @@ import type { Client } from './client.js';
 let counter = 0;
 
 export class Samples {
-  constructor(
-    private readonly client: Client,
-    private readonly byKey: (key: string) => Resource,
-  ) {}
+  constructor(private readonly client: Client) {}
 
   /** A valid create body with every writable field set; required parents are created first. */
   async body(resource: Resource, depth = 0): Promise<Record<string, unknown>> {
@@ -30,9 +27,5 @@ export class Samples {
     const res = await this.client.post(resource.path, await this.body(resource, depth));
     if (res.status !== 201) throw new Error(`POST ${resource.path}: ${res.status} ${res.text}`);
     return res.body;
-  }
-
-  resource(key: string): Resource {
-    return this.byKey(key);
   }
 }
