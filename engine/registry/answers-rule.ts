@@ -1,7 +1,7 @@
 /**
  * Links an `answers` record rule to what it reads: the questions of the record's parent, their
  * type and flags, and the choices of choice questions. The registry links every such rule at boot,
- * so a wrong name stops the start; the write check links it again (a few lookups) to query them.
+ * so a wrong name stops the start; writes reuse those links.
  */
 import type { RecordRule } from '../declare/index.js';
 import { findField, findForeignKey, type Field, type ForeignKeyRef, type Resource } from './resource.js';
@@ -25,8 +25,16 @@ export interface AnswerSources {
   choice: ForeignKeyRef;
 }
 
-/** The rule's links; throws naming the first declared name that does not fit. */
+const linked = new WeakMap<AnswersRule, AnswerSources>();
+
+/** The rule's links, made once; throws naming the first declared name that does not fit. */
 export function answerSources(resource: Resource, rule: AnswersRule): AnswerSources {
+  let sources = linked.get(rule);
+  if (!sources) linked.set(rule, (sources = link(resource, rule)));
+  return sources;
+}
+
+function link(resource: Resource, rule: AnswersRule): AnswerSources {
   const fail = (message: string): never => {
     throw new Error(`rule "answers": ${message}`);
   };
