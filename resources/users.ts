@@ -25,7 +25,7 @@ export const user = defineResource({
       sourceColumn: 'user_id',
       targetColumn: 'group_id',
       privileged: true,
-      description: 'Groups the user belongs to; only callers holding all their permissions may change them.',
+      description: 'Groups the user belongs to. Only a caller holding everything a group grants (its permissions and the records it opens, e.g. as a tracker team) may add or remove it.',
     }),
   },
 });
@@ -47,7 +47,8 @@ export const customgroup = defineResource({
       table: 'users_groups',
       sourceColumn: 'group_id',
       targetColumn: 'user_id',
-      description: 'Members of the group.',
+      privileged: true,
+      description: 'Members of the group. Only a caller holding everything a user holds (permissions, superuser status, records they see or change) may add or remove that user.',
     }),
   },
 });

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { suite } from './support/hooks.js';
 import { created, makeUser, unique } from './support/fixtures.js';
+import { SessionClient } from './support/browser-session.js';
 
 const USER_ADMIN = ['users.view_user', 'users.add_user', 'users.change_user', 'users.delete_user'];
 const GROUP_ADMIN = ['users.view_customgroup', 'users.add_customgroup', 'users.change_customgroup', 'users.delete_customgroup'];
@@ -91,5 +92,90 @@ describe('privilege escalation is refused', () => {
     expect((await manager.client.patch(`/api/user/${strong.id}`, { password: 'taken-over-now' })).status).to.equal(403);
     const peer = await makeUser({ permissions: ['users.view_user'] });
     expect((await manager.client.patch(`/api/user/${peer.id}`, { first_name: 'Pat' })).status).to.equal(200);
+  });
+});
+
+/**
+ * Issue 8.1: what a user cannot do through their own rights they cannot obtain by editing others.
+ * Object access counts: a user or group that opens a tracker the caller cannot see (or change)
+ * holds more than the caller, even with no permissions at all.
+ */
+describe('no escalation through object access, users and groups', () => {
+  const VIEW = ['issues.view_tracker', 'issues.view_issue', 'issues.view_issuecategory'];
+  let manager: Awaited<ReturnType<typeof makeUser>>;
+  let team: { id: number };
+  let confidentialAdmin: Awaited<ReturnType<typeof makeUser>>;
+  let normalAdmin: Awaited<ReturnType<typeof makeUser>>;
+  let protectedTracker: { id: number };
+  let weakGroup: { id: number };
+  let superuser: Awaited<ReturnType<typeof makeUser>>;
+
+  before(async () => {
+    const { admin } = suite();
+    manager = await makeUser({ permissions: [...USER_ADMIN, ...GROUP_ADMIN, ...VIEW] });
+    team = await created(admin, '/api/customgroup', { name: unique('team'), permissions: [] });
+    protectedTracker = await created(admin, '/api/issue/tracker', { title: unique('prot'), visibility: 'protected', team_ids: [team.id] });
+    confidentialAdmin = await makeUser({ permissions: VIEW });
+    await created(admin, '/api/issue/tracker', { title: unique('conf'), visibility: 'confidential', admin_ids: [confidentialAdmin.id] });
+    normalAdmin = await makeUser({ permissions: VIEW });
+    await created(admin, '/api/issue/tracker', { title: unique('norm'), visibility: 'normal', admin_ids: [normalAdmin.id] });
+    weakGroup = await created(admin, '/api/customgroup', { name: unique('weak'), permissions: ['issues.view_tracker'] });
+    superuser = await makeUser({ superuser: true });
+  });
+
+  it('cannot join, or put anyone into, a group that is the team of a tracker the caller cannot see', async () => {
+    const bystander = await makeUser();
+    const c = manager.client;
+    expect((await c.patch(`/api/customgroup/${team.id}`, { user_ids: [bystander.id, manager.id] })).status).to.equal(403);
+    expect((await c.patch(`/api/customgroup/${team.id}`, { name: unique('renamed') })).status).to.equal(403);
+    expect((await c.put(`/api/customgroup/${team.id}`, { name: unique('renamed'), permissions: [], user_ids: [] })).status).to.equal(403);
+    expect((await c.delete(`/api/customgroup/${team.id}`)).status).to.equal(403);
+    expect((await c.patch(`/api/user/${manager.id}`, { group_ids: [team.id] })).status).to.equal(403);
+    expect((await c.patch(`/api/user/${bystander.id}`, { group_ids: [team.id] })).status).to.equal(403);
+    expect((await c.post('/api/user', { username: unique('x'), group_ids: [team.id] })).status).to.equal(403);
+    expect((await c.post('/api/customgroup', { name: unique('g'), permissions: [] })).status).to.equal(201);
+    expect((await suite().admin.get(`/api/customgroup/${team.id}`)).body.users).to.deep.equal([]);
+    expect((await c.get(`/api/issue/tracker/${protectedTracker.id}`)).status).to.equal(404);
+  });
+
+  it('cannot take over a user who administers a tracker the caller cannot see', async () => {
+    const c = manager.client;
+    const before = await suite().service.db('users').where({ id: confidentialAdmin.id }).first('password', 'is_active');
+    expect((await c.patch(`/api/user/${confidentialAdmin.id}`, { password: 'taken-over-now' })).status).to.equal(403);
+    expect((await c.patch(`/api/user/${confidentialAdmin.id}`, { is_active: false })).status).to.equal(403);
+    expect((await c.patch(`/api/user/${confidentialAdmin.id}`, { group_ids: [] })).status).to.equal(403);
+    expect((await c.put(`/api/user/${confidentialAdmin.id}`, { username: confidentialAdmin.username, password: 'taken-over-now' })).status).to.equal(403);
+    expect((await c.delete(`/api/user/${confidentialAdmin.id}`)).status).to.equal(403);
+    expect(await suite().service.db('users').where({ id: confidentialAdmin.id }).first('password', 'is_active')).to.deep.equal(before);
+    const signIn = await new SessionClient(suite().service.url).login(confidentialAdmin.username, 'taken-over-now');
+    expect(signIn.status).to.equal(400);
+    await suite().service.db('login_failures').delete();
+  });
+
+  it('cannot take over a user who may change a record the caller can only see', async () => {
+    const res = await manager.client.patch(`/api/user/${normalAdmin.id}`, { password: 'taken-over-now' });
+    expect(res.status).to.equal(403);
+    expect(res.body).to.deep.equal({ detail: 'You do not have permission to perform this action.' });
+  });
+
+  it('cannot put a superuser into a group, take one out, or create a group holding one', async () => {
+    const c = manager.client;
+    expect((await c.patch(`/api/customgroup/${weakGroup.id}`, { user_ids: [superuser.id] })).status).to.equal(403);
+    expect((await c.post('/api/customgroup', { name: unique('g'), permissions: [], user_ids: [superuser.id] })).status).to.equal(403);
+    const holding = await created(suite().admin, '/api/customgroup', { name: unique('h'), permissions: [], user_ids: [superuser.id] });
+    expect((await c.patch(`/api/customgroup/${holding.id}`, { user_ids: [] })).status).to.equal(403);
+    expect((await c.patch(`/api/user/${superuser.id}`, { first_name: 'Eve' })).status).to.equal(403);
+    expect((await suite().admin.get(`/api/customgroup/${weakGroup.id}`)).body.users).to.deep.equal([]);
+  });
+
+  it('still manages users and groups that hold no more than the caller', async () => {
+    const c = manager.client;
+    const peer = await makeUser({ permissions: ['issues.view_tracker'] });
+    expect((await c.patch(`/api/customgroup/${weakGroup.id}`, { user_ids: [peer.id, manager.id] })).status).to.equal(200);
+    expect((await c.patch(`/api/user/${peer.id}`, { password: 'a-new-password', is_active: true })).status).to.equal(200);
+    expect((await c.patch(`/api/customgroup/${weakGroup.id}`, { user_ids: [manager.id] })).status).to.equal(200);
+    const own = await created(c, '/api/customgroup', { name: unique('own'), permissions: ['issues.view_issue'], user_ids: [peer.id] });
+    expect(own.users).to.deep.equal([peer.id]);
+    expect((await c.delete(`/api/customgroup/${own.id}`)).status).to.equal(204);
   });
 });

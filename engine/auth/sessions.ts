@@ -71,6 +71,18 @@ export function signOut(ctx: Context, secure: boolean): void {
   ctx.cookies.set(CSRF_COOKIE, '', { httpOnly: false, sameSite: 'lax', secure, maxAge: 0, overwrite: true });
 }
 
+/** The id of the session the request came with (the cookie carries nothing else). */
+export function currentSessionId(ctx: Context): string | undefined {
+  return ctx.cookies.get(SESSION_COOKIE) || undefined;
+}
+
+/** Ends every session of the user but `keep` (e.g. after a password change, the one that made it). */
+export async function endSessions(db: Knex, userId: number, keep: string | undefined): Promise<void> {
+  const qb = db('sessions').whereRaw(`(data->>'userId')::int = ?`, [userId]);
+  if (keep !== undefined) qb.whereNot('id', keep);
+  await qb.delete();
+}
+
 export function sessionUserId(ctx: Context): number | undefined {
   return (ctx.session as SessionData | null | undefined)?.userId;
 }

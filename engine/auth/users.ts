@@ -10,6 +10,8 @@ export interface Principal {
   permissions: ReadonlySet<string>;
   /** Ids of the user's groups, for group-based object access. */
   groupIds: readonly number[];
+  /** The session the request came with (none for tokens): a password change keeps it and ends the others. */
+  sessionId?: string | undefined;
 }
 
 interface PrincipalRow {

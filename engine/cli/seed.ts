@@ -64,7 +64,7 @@ export async function seed(db: Knex, registry: Registry, counts: ReadonlyMap<str
   const bar = progress(resources.reduce((sum, r) => sum + countOf(r), 0));
 
   for (const resource of resources) {
-    const service = new ResourceService(resource, db, ajv, registry.permissionNames);
+    const service = new ResourceService(resource, db, ajv, registry);
     for (let n = 1; n <= countOf(resource); n++) {
       const body = exampleBody(resource, n);
       for (const fk of resource.foreignKeys) {

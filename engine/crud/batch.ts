@@ -78,7 +78,7 @@ export class BatchService {
   /** Deletes as a single delete would: privileges and `protect` references first. */
   private async remove(trx: Knex.Transaction, user: Principal, rows: Row[], ids: number[]): Promise<void> {
     const { resource } = this.batch;
-    for (const row of rows) await checkPrivileges(trx, resource, user, {}, row);
+    for (const row of rows) await checkPrivileges(this.records.privileges(trx, user), resource, {}, row);
     await refuseIfProtected(trx, resource, ids);
     await trx(resource.table).whereIn('id', ids).delete();
   }

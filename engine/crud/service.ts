@@ -7,9 +7,11 @@ import type { Knex } from 'knex';
 import type { Ajv } from 'ajv';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
-import { checkPrivileges } from '../access/privileges.js';
+import { checkPrivileges, type PrivilegeCheck } from '../access/privileges.js';
+import { endSessions } from '../auth/sessions.js';
 import { FieldErrorCollector, notFound, type FieldErrors } from '../errors.js';
 import type { Resource } from '../registry/resource.js';
+import type { Registry } from '../registry/registry.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
 import { ROW } from '../storage/serialise.js';
 import { frag, type Fragment } from '../storage/sql.js';
@@ -26,18 +28,26 @@ export class ResourceService {
   readonly orderable: Map<string, string>;
   readonly search: string[];
   private readonly validators: ResourceValidators;
+  /** Password fields: changing one ends the user's other sessions. */
+  private readonly credentials: string[];
 
   constructor(
     readonly resource: Resource,
     private readonly db: Knex,
     ajv: Ajv,
-    /** Every permission name the registry defines, to check permission-list fields against. */
-    private readonly permissionNames: ReadonlySet<string>,
+    /** Permission names to check permission-list fields against; all resources for escalation checks. */
+    private readonly registry: Pick<Registry, 'permissionNames' | 'resources'>,
   ) {
     this.filters = filtersOf(resource);
     this.orderable = orderableColumns(resource);
     this.search = searchColumns(resource);
     this.validators = compileValidators(ajv, resource);
+    this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
+  }
+
+  /** What the escalation checks need for `user` inside `trx`. */
+  privileges(trx: Knex.Transaction, user: Principal, errors = new FieldErrorCollector()): PrivilegeCheck {
+    return { trx, all: this.registry.resources, user, errors };
   }
 
   get hasStates(): boolean {
@@ -88,7 +98,7 @@ export class ResourceService {
   private checkPermissionNames(values: Record<string, unknown>, errs: FieldErrorCollector): void {
     for (const f of this.resource.fields) {
       if (f.spec.type !== 'permissions' || !Array.isArray(values[f.name])) continue;
-      for (const name of values[f.name] as string[]) if (!this.permissionNames.has(name)) errs.add(f.name, `Unknown permission "${name}".`);
+      for (const name of values[f.name] as string[]) if (!this.registry.permissionNames.has(name)) errs.add(f.name, `Unknown permission "${name}".`);
     }
   }
 
@@ -100,13 +110,14 @@ export class ResourceService {
     trx: Knex.Transaction,
   ): Promise<number> {
     const c: CheckContext = { trx, user, errors, existing };
-    await checkPrivileges(trx, this.resource, user, values, existing);
+    await checkPrivileges(this.privileges(trx, user, errors), this.resource, values, existing);
     await checkReferences(c, this.resource, values);
     const moves = checkStates(c, this.resource, values);
     await checkRules(c, this.resource, values);
     c.errors.throwIfAny();
     if (!existing) return insertRecord(trx, this.resource, values, user, moves);
     await updateRecord(trx, this.resource, existing.id as number, values, user, moves);
+    if (this.credentials.some((name) => name in values)) await endSessions(trx, existing.id as number, user.sessionId);
     return existing.id as number;
   }
 
@@ -135,7 +146,7 @@ export class ResourceService {
   async destroy(user: Principal, id: number): Promise<void> {
     const label = `${this.resource.name} ${id}`;
     await this.transaction(async (trx) => {
-      await checkPrivileges(trx, this.resource, user, {}, await this.lockForChange(trx, user, id));
+      await checkPrivileges(this.privileges(trx, user), this.resource, {}, await this.lockForChange(trx, user, id));
       await refuseIfProtected(trx, this.resource, [id]);
       await deleteRecord(trx, this.resource, id);
     }, label);

@@ -41,8 +41,8 @@ export interface ManyToMany {
    */
   sameParent?: { local: string; remote: string };
   /**
-   * Linking hands out the targets' permissions (a user's groups): only callers holding every
-   * permission of the linked records may change the links or the record.
+   * Linking hands out rights (a user's groups, a group's members): only callers holding everything
+   * each added or removed record holds may change the links (see engine/access/privileges.ts).
    */
   privileged?: boolean;
 }

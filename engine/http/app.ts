@@ -7,11 +7,10 @@ import Router from '@koa/router';
 import type { Knex } from 'knex';
 import { createAjv } from '../crud/validator.js';
 import { ResourceService } from '../crud/service.js';
-import { notFound } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Registry } from '../registry/registry.js';
 import { sessionMiddleware } from '../auth/sessions.js';
-import { authenticate } from './authenticate.js';
+import { authenticate, notFoundAfterAuthentication } from './authenticate.js';
 import { mountAuthRoutes } from './auth-routes.js';
 import { mountBatch } from './batch-routes.js';
 import { mountHealth } from './health.js';
@@ -39,14 +38,17 @@ export function createApp({ db, registry, log, secureCookies = false }: Services
   const koa = new Koa({ proxy: false });
   koa.silent = true;
   const ajv = createAjv();
-  const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry.permissionNames)]));
+  const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry)]));
 
-  const publicRouter = new Router();
+  // paths are lower-case in the schema; `/API/...` must not reach a route (and so never skip authentication)
+  const publicRouter = new Router({ sensitive: true });
   mountHealth(publicRouter, db);
   mountSignInPage(publicRouter);
   mountSchema(publicRouter, registry, services);
 
-  const router = new Router();
+  const router = new Router({ sensitive: true });
+  // router middleware runs only when one of its routes matched: every protected route authenticates
+  router.use(authenticate(db));
   mountAuthRoutes(publicRouter, router, { db, registry, ajv, secureCookies });
   for (const service of services.values()) mountResource(router, service);
   for (const batch of registry.batches) mountBatch(router, batch, services.get(batch.resource.key)!);
@@ -57,10 +59,7 @@ export function createApp({ db, registry, log, secureCookies = false }: Services
   koa.use(stripTrailingSlash);
   koa.use(sessionMiddleware(koa, db, secureCookies));
   koa.use(publicRouter.routes());
-  koa.use(authenticate(db));
   koa.use(router.routes());
-  koa.use(async (ctx) => {
-    if (ctx.body === undefined && ctx.status === 404) throw notFound();
-  });
+  koa.use(notFoundAfterAuthentication(db));
   return { koa, services };
 }

@@ -11,8 +11,10 @@ import {
   findField,
   findForeignKey,
   findManyToMany,
+  PRINCIPALS,
 } from './resource.js';
 import { answerSources } from './answers-rule.js';
+import { canHoldRights } from '../access/privileges.js';
 
 class DeclarationError extends Error {
   constructor(resource: string, message: string) {
@@ -113,15 +115,15 @@ function checkAccessRule(resource: Resource, rule: AccessRule): void {
     return;
   }
   if ('userIs' in rule) {
-    if (rule.userIs !== 'created_by' && findForeignKey(resource, rule.userIs)?.target.key !== 'user') fail(`"${rule.userIs}" is not a foreign key to user.`);
+    if (rule.userIs !== 'created_by' && findForeignKey(resource, rule.userIs)?.target.key !== PRINCIPALS.user) fail(`"${rule.userIs}" is not a foreign key to user.`);
     return;
   }
   if ('userAmong' in rule) {
-    if (findManyToMany(resource, rule.userAmong)?.target.key !== 'user') fail(`"${rule.userAmong}" is not a many-to-many to user.`);
+    if (findManyToMany(resource, rule.userAmong)?.target.key !== PRINCIPALS.user) fail(`"${rule.userAmong}" is not a many-to-many to user.`);
     return;
   }
   if ('groupAmong' in rule) {
-    if (findManyToMany(resource, rule.groupAmong)?.target.key !== 'customgroup') fail(`"${rule.groupAmong}" is not a many-to-many to customgroup.`);
+    if (findManyToMany(resource, rule.groupAmong)?.target.key !== PRINCIPALS.group) fail(`"${rule.groupAmong}" is not a many-to-many to customgroup.`);
     return;
   }
   const fk = findForeignKey(resource, rule.via);
@@ -140,6 +142,8 @@ function check(resource: Resource): void {
   }
   for (const f of resource.fields) {
     const s = f.spec;
+    // a password signs a user in; changing it ends that user's sessions
+    if (s.type === 'password' && resource.key !== PRINCIPALS.user) fail(`password field "${f.name}" belongs on "${PRINCIPALS.user}" only.`);
     if (s.type === 'state') {
       for (const v of [s.default, ...s.initial, ...Object.keys(s.transitions), ...Object.values(s.transitions).flat()]) {
         if (!s.values.includes(v as string)) fail(`state field "${f.name}" names undeclared state "${v}".`);
@@ -153,8 +157,8 @@ function check(resource: Resource): void {
     }
   }
   for (const m of resource.manyToMany) {
-    if (m.spec.privileged && !m.target.fields.some((f) => f.spec.type === 'permissions')) {
-      fail(`many-to-many "${m.name}" is privileged, but "${m.target.key}" has no permissions field.`);
+    if (m.spec.privileged && !canHoldRights(m.target)) {
+      fail(`many-to-many "${m.name}" is privileged, but "${m.target.key}" holds no rights (no permissions or superuser field, not a principal).`);
     }
     const same = m.spec.sameParent;
     if (same && (!findForeignKey(resource, same.local) || !findForeignKey(m.target, same.remote))) {

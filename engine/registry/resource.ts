@@ -7,6 +7,9 @@ export const ACTIONS: readonly Action[] = ['view', 'add', 'change', 'delete'];
 /** Present on every record (CONTRACT 2); never declared. */
 export const RECORD_FIELDS = ['id', 'uuid', 'created', 'modified', 'created_by', 'remote_key'] as const;
 
+/** The engine's identity model: the resources that access rules name as users and as groups. */
+export const PRINCIPALS = { user: 'user', group: 'customgroup' } as const;
+
 export interface Field {
   name: string;
   spec: FieldSpec;
