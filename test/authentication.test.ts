@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { suite } from './support/hooks.js';
 import { makeUser } from './support/fixtures.js';
+import { SessionClient } from './support/browser-session.js';
 
 describe('authentication', () => {
   const get = (path: string, headers: Record<string, string> = {}) => suite().admin.get(path, { token: null, headers });
@@ -13,6 +14,26 @@ describe('authentication', () => {
       expect(res.body).to.deep.equal({ detail: 'Authentication credentials were not provided.' });
       expect(res.headers.get('www-authenticate')).to.equal('Token');
     }
+  });
+
+  it('matches paths case-sensitively: /API/... reaches no route, with or without credentials (issue 8.3)', async () => {
+    for (const path of ['/API/user', '/Api/issue/issue', '/api/USER', '/API/auth/me', '/API/schema']) {
+      // under the lower-case /api prefix an anonymous caller learns nothing before signing in
+      const anonymous = await get(path);
+      expect(anonymous.status, path).to.equal(path.startsWith('/api/') ? 401 : 404);
+      const signedIn = await suite().admin.get(path);
+      expect(signedIn.status, path).to.equal(404);
+      expect(signedIn.body).to.deep.equal({ detail: 'Not found.' });
+    }
+  });
+
+  it('runs no session write on an upper-case path, so CSRF cannot be skipped (issue 8.3)', async () => {
+    const user = await makeUser();
+    const browser = new SessionClient(suite().service.url);
+    expect((await browser.login(user.username, 'correct-horse-1')).status).to.equal(200);
+    expect((await browser.request('POST', '/API/auth/logout')).status).to.equal(404);
+    expect((await browser.request('POST', '/api/auth/logout')).body).to.deep.equal({ detail: 'CSRF Failed: CSRF token missing.' });
+    expect((await browser.request('GET', '/api/auth/me')).status).to.equal(200);
   });
 
   it('treats another scheme or a missing space as no credentials', async () => {

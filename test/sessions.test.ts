@@ -44,6 +44,22 @@ describe('sessions', () => {
     expect(me.body.permissions).to.include('issues.view_tracker').and.include('dms.delete_document').and.include('users.change_user');
   });
 
+  it('ends the other sessions of a user whose password changes, keeps the one that changed it and the tokens (issue 8.5)', async () => {
+    const user = await makeUser({ permissions: ['users.view_user', 'users.change_user'] });
+    const [mine, other, third] = [0, 1, 2].map(() => new SessionClient(suite().service.url));
+    for (const b of [mine!, other!, third!]) expect((await b.login(user.username, PASSWORD)).status).to.equal(200);
+    const changed = await mine!.request('PATCH', `/api/user/${user.id}`, { body: { password: 'a-brand-new-one' }, csrf: true });
+    expect(changed.status, changed.text).to.equal(200);
+    expect((await mine!.request('GET', '/api/auth/me')).status).to.equal(200);
+    expect((await other!.request('GET', '/api/auth/me')).status).to.equal(401);
+    expect((await user.client.get('/api/auth/me')).status).to.equal(200);
+    // an administrator's change ends them all
+    expect((await suite().admin.patch(`/api/user/${user.id}`, { password: 'yet-another-one' })).status).to.equal(200);
+    expect((await mine!.request('GET', '/api/auth/me')).status).to.equal(401);
+    expect((await third!.request('GET', '/api/auth/me')).status).to.equal(401);
+    expect((await user.client.get('/api/auth/me')).status).to.equal(200);
+  });
+
   it('gives a new session id at sign-in (no fixation)', async () => {
     const user = await makeUser();
     const browser = new SessionClient(suite().service.url);
