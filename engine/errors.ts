@@ -5,6 +5,12 @@
 
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * An empty map for request-derived keys: no prototype, so a key such as `constructor` or
+ * `__proto__` is an ordinary key, never an inherited member.
+ */
+export const emptyMap = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
+
 export abstract class ApiError extends Error {
   abstract readonly status: number;
   readonly headers: Record<string, string> = {};
@@ -42,12 +48,12 @@ export class ValidationError extends ApiError {
 
 /** Collects field errors so that every offending field is reported at once. */
 export class FieldErrorCollector {
-  readonly errors: FieldErrors = {};
+  readonly errors: FieldErrors = emptyMap();
   add(name: string, message: string): void {
     (this.errors[name] ??= []).push(message);
   }
   has(name?: string): boolean {
-    return name === undefined ? Object.keys(this.errors).length > 0 : name in this.errors;
+    return name === undefined ? Object.keys(this.errors).length > 0 : Object.hasOwn(this.errors, name);
   }
   throwIfAny(): void {
     if (this.has()) throw new ValidationError(this.errors);

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
+import { answerClientError } from './http/client-errors.js';
 import { connect } from './storage/connect.js';
 import { migrateLatest } from './storage/migrate.js';
 import { loadRegistry } from './registry/registry.js';
@@ -43,6 +44,7 @@ export async function startService(config: Config, log: Logger, opts: { quiet?: 
   }
   const app = createApp({ db, registry, log, secureCookies: config.secureCookies });
   const server = http.createServer(app.koa.callback());
+  server.on('clientError', answerClientError);
   // idle connections outlive the clients' and load balancers' (~60 s), so the server never
   // closes one just as a client reuses it
   server.keepAliveTimeout = 65_000;

@@ -96,7 +96,7 @@ export const entry = defineResource({
       required: true,
       description: 'Who speaks: user (question), assistant (model answer) or system (instruction).',
     }),
-    content: field.text({ required: true, search: true, description: 'Text of the message (markdown).' }),
+    content: field.text({ required: true, search: true, maxLength: 100_000, description: 'Text of the message (markdown).' }),
     version: field.integer({ minimum: 1, default: 1, description: 'Version of the entry; regenerated answers count up.' }),
   },
   relations: {
@@ -112,7 +112,7 @@ export const contextCheck = defineResource({
   title: 'Context check',
   description: 'A check whether a context (prompt and documents) fits the context window of a model.',
   fields: {
-    content: field.text({ required: true, description: 'The context text that was checked.' }),
+    content: field.text({ required: true, maxLength: 100_000, description: 'The context text that was checked.' }),
     token_count: field.integer({ minimum: 0, description: 'Number of tokens the context needs.' }),
     fits: field.boolean({ default: false, description: 'Result: whether the context fits the model’s context window.' }),
     message: field.string({ maxLength: 255, allowBlank: true, description: 'Short explanation of the result.' }),

@@ -131,7 +131,7 @@ export const section = defineResource({
       description: 'Kind of content the section shows.',
     }),
     title: field.string({ maxLength: 255, allowBlank: true, filter: true, search: true, description: 'Optional heading of the section.' }),
-    text: field.text({ allowBlank: true, search: true, description: 'Text content (markdown).' }),
+    text: field.text({ allowBlank: true, search: true, maxLength: 100_000, description: 'Text content (markdown).' }),
     url: field.url({ maxLength: 500, description: 'Link to the embedded content (YouTube, Vimeo, Loom, Arcade, SharePoint, Excalidraw).' }),
     layout: field.enum({
       values: ['full', 'left', 'right'],

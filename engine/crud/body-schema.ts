@@ -12,6 +12,8 @@ const COLOR_BASES = [
 export const COLOR_PATTERN = `^(${COLOR_BASES.join('|')})( (lighten-[1-5]|darken-[1-4]|accent-[1-4]))?$`;
 export const INT_MAX = 2147483647;
 export const INT_MIN = -2147483648;
+/** Longest id or name list a body may carry: one query parameter per item, and PostgreSQL takes 65,535. */
+export const MAX_LIST_ITEMS = 1000;
 
 type Schema = Record<string, unknown>;
 
@@ -29,7 +31,7 @@ export function fieldSchema(spec: FieldSpec): Schema {
     case 'string':
       return { ...d, type: 'string', minLength: spec.allowBlank ? 0 : 1, maxLength: spec.maxLength };
     case 'text':
-      return { ...d, type: 'string', minLength: spec.allowBlank ? 0 : 1 };
+      return { ...d, type: 'string', minLength: spec.allowBlank ? 0 : 1, maxLength: spec.maxLength };
     case 'email':
       return { ...d, type: 'string', minLength: 1, maxLength: spec.maxLength, format: 'email' };
     case 'url':
@@ -61,7 +63,7 @@ export function fieldSchema(spec: FieldSpec): Schema {
     case 'password':
       return { ...d, type: 'string', minLength: spec.minLength, maxLength: 128 };
     case 'permissions':
-      return { ...d, type: 'array', items: { type: 'string' } };
+      return { ...d, type: 'array', maxItems: MAX_LIST_ITEMS, items: { type: 'string', maxLength: 255 } };
   }
 }
 
@@ -88,7 +90,7 @@ export function bodySchema(resource: Resource, mode: 'create' | 'patch'): BodySc
   }
   for (const m of resource.manyToMany) {
     if (m.spec.readOnly) continue;
-    properties[m.writeName] = { type: 'array', items: { type: 'integer', minimum: INT_MIN, maximum: INT_MAX }, description: m.spec.description };
+    properties[m.writeName] = { type: 'array', maxItems: MAX_LIST_ITEMS, items: { type: 'integer', minimum: INT_MIN, maximum: INT_MAX }, description: m.spec.description };
   }
   properties.remote_key = { type: ['string', 'null'], maxLength: 255, description: 'Key of the record in an external system; unique per resource.' };
   return { type: 'object', properties, required, additionalProperties: false };

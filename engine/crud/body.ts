@@ -3,7 +3,7 @@
  * (`tracker` = `tracker_id`), read-only fields dropped so a GET body can be sent back, unknown
  * fields reported (CONTRACT 2). Decimal numbers become strings so one validator checks both.
  */
-import { badRequest, type FieldErrors } from '../errors.js';
+import { badRequest, emptyMap, type FieldErrors } from '../errors.js';
 import { RECORD_FIELDS, type Resource } from '../registry/resource.js';
 import { pyType } from './validator.js';
 
@@ -52,13 +52,13 @@ export function expectObject(body: unknown): Record<string, unknown> {
 export function normaliseBody(resource: Resource, body: unknown): { values: Values; errors: FieldErrors } {
   const given = expectObject(body);
   const plan = planOf(resource);
-  const values: Values = {};
-  const errors: FieldErrors = {};
+  const values = emptyMap<unknown>();
+  const errors: FieldErrors = emptyMap();
   for (const [key, value] of Object.entries(given)) {
     if (plan.ignored.has(key)) continue;
     const writeName = plan.aliases.get(key);
     if (writeName !== undefined) {
-      if (writeName in given && !sameValue(given[writeName], value)) {
+      if (Object.hasOwn(given, writeName) && !sameValue(given[writeName], value)) {
         errors[writeName] = [`Conflicting values for "${key}" and "${writeName}".`];
       }
       values[writeName] = value;

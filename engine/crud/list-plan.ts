@@ -2,11 +2,12 @@
  * Plans a list request: filters, search, ordering and paging parsed from the query string into
  * SQL pieces, with every bad parameter reported at once. No database access here.
  */
-import { ValidationError, type FieldErrors } from '../errors.js';
+import { emptyMap, ValidationError, type FieldErrors } from '../errors.js';
 import type { Resource } from '../registry/resource.js';
 import { col, frag, joinFragments, type Fragment } from '../storage/sql.js';
 import { ROW } from '../storage/serialise.js';
 import { filterConditions, type Filter } from './filters.js';
+import { NUL_MESSAGE } from './validator.js';
 
 export interface ListPlan {
   where: Fragment[];
@@ -58,6 +59,17 @@ function parseCount(name: string, raw: string | undefined, errors: FieldErrors):
   return Number(raw);
 }
 
+/** The query without parameters the plan reads that hold U+0000, each reported under its name. */
+function withoutNul(query: Record<string, string>, filters: readonly Filter[], errors: FieldErrors): Record<string, string> {
+  const out = emptyMap<string>();
+  const read = new Set([...filters.map((f) => f.param), 'search', 'ordering', 'limit', 'offset']);
+  for (const [name, value] of Object.entries(query)) {
+    if (read.has(name) && value.includes('\0')) errors[name] = [NUL_MESSAGE];
+    else out[name] = value;
+  }
+  return out;
+}
+
 export function planList(
   resource: Resource,
   filters: readonly Filter[],
@@ -65,7 +77,8 @@ export function planList(
   search: string[],
   query: Record<string, string>,
 ): ListPlan {
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = emptyMap();
+  query = withoutNul(query, filters, errors);
   const where = filterConditions(filters, query, errors);
   if (query.search !== undefined && search.length > 0) where.push(...searchCondition(search, query.search));
   const ordering = parseOrdering(query.ordering ?? resource.ordering.join(','), orderable, errors);

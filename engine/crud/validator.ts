@@ -7,6 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FieldSpec } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
+import { emptyMap } from '../errors.js';
 import { bodySchema } from './body-schema.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM
@@ -102,6 +103,8 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
       return `"${typeof value === 'string' ? value : JSON.stringify(value)}" is not a valid choice.`;
     case 'maxLength':
       return `Ensure this field has no more than ${String(p.limit)} characters.`;
+    case 'maxItems':
+      return `Ensure this field has no more than ${String(p.limit)} elements.`;
     case 'minLength':
       return p.limit === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${String(p.limit)} characters.`;
     case 'maximum':
@@ -118,6 +121,16 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
   }
 }
 
+export const NUL_MESSAGE = 'Null characters are not allowed.';
+
+/** Whether a string anywhere in the value (keys of nested objects included) holds U+0000. */
+export function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (typeof value === 'object' && value !== null) return Object.entries(value).some(([k, v]) => k.includes('\0') || hasNul(v));
+  return false;
+}
+
 export interface BodyValidator {
   /** Field name → messages; empty when the body is valid. */
   (body: Record<string, unknown>): Record<string, string[]>;
@@ -125,8 +138,10 @@ export interface BodyValidator {
 
 function toValidator(fn: ValidateFunction, specOf: SpecOf): BodyValidator {
   return (body) => {
-    const errors: Record<string, string[]> = {};
-    if (fn(body)) return errors;
+    const errors = emptyMap<string[]>();
+    // PostgreSQL stores no NUL in text or jsonb: refused here, by name, never by a driver message
+    const nul = Object.keys(body).filter((field) => hasNul(body[field]));
+    if (fn(body) && !nul.length) return errors;
     for (const err of fn.errors ?? []) {
       const [, top = '', ...rest] = err.instancePath.split('/');
       const p = err.params as { missingProperty?: string; additionalProperty?: string };
@@ -140,6 +155,7 @@ function toValidator(fn: ValidateFunction, specOf: SpecOf): BodyValidator {
     for (const [field, list] of Object.entries(errors)) {
       if (list.includes('This field may not be blank.')) errors[field] = ['This field may not be blank.'];
     }
+    for (const field of nul) errors[field] = [NUL_MESSAGE];
     return errors;
   };
 }

@@ -29,9 +29,10 @@ export interface StringField extends FieldCommon {
   allowBlank?: boolean;
   default?: string;
 }
-/** Unbounded text (markdown). */
+/** Longer text (markdown), at most `maxLength` characters (`TEXT_MAX_LENGTH` unless declared). */
 export interface TextField extends FieldCommon {
   type: 'text';
+  maxLength: number;
   allowBlank?: boolean;
   default?: string;
 }
@@ -145,10 +146,13 @@ export type FieldType = FieldSpec['type'];
 
 type Options<T extends FieldSpec> = Omit<T, 'type'>;
 
+/** The length of a text field that declares none: a long description, not a document store. */
+export const TEXT_MAX_LENGTH = 20_000;
+
 /** Field helpers: `field.string({ maxLength: 255, required: true, description: '…' })`. */
 export const field = {
   string: (o: Options<StringField>): StringField => ({ type: 'string', ...o }),
-  text: (o: Options<TextField>): TextField => ({ type: 'text', ...o }),
+  text: (o: Omit<Options<TextField>, 'maxLength'> & { maxLength?: number }): TextField => ({ type: 'text', maxLength: TEXT_MAX_LENGTH, ...o }),
   email: (o: Options<EmailField>): EmailField => ({ type: 'email', ...o }),
   url: (o: Options<UrlField>): UrlField => ({ type: 'url', ...o }),
   color: (o: Options<ColorField>): ColorField => ({ type: 'color', ...o }),

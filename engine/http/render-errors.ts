@@ -12,6 +12,8 @@ export async function renderErrors(ctx: Context, next: Next): Promise<void> {
   } catch (caught) {
     const err = mapDatabaseError(caught, undefined);
     if (err instanceof ApiError) {
+      // a database refusal mapped to a plain answer: the driver's words go to the log only
+      if (err.cause !== undefined) ctx.state.log?.warn({ err: err.cause }, 'database refused the request');
       ctx.status = err.status;
       ctx.set(err.headers);
       ctx.body = err.body();

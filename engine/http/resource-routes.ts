@@ -6,7 +6,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Principal } from '../auth/users.js';
-import { methodNotAllowed, notFound, permissionDenied } from '../errors.js';
+import { emptyMap, methodNotAllowed, notFound, permissionDenied } from '../errors.js';
 import type { Action } from '../registry/resource.js';
 import type { ResourceService } from '../crud/service.js';
 import { readJsonBody } from './json-body.js';
@@ -21,7 +21,7 @@ export function mayPerform(user: Principal, permission: string): boolean {
 
 /** Last value of each query parameter, as DRF reads them. */
 export function queryOf(ctx: Context): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = emptyMap<string>();
   for (const [k, v] of Object.entries(ctx.query)) if (v !== undefined) out[k] = Array.isArray(v) ? v[v.length - 1]! : v;
   return out;
 }

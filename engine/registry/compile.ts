@@ -15,6 +15,7 @@ import {
 } from './resource.js';
 import { answerSources } from './answers-rule.js';
 import { canHoldRights } from '../access/privileges.js';
+import { MAX_LIST_ITEMS } from '../crud/body-schema.js';
 
 class DeclarationError extends Error {
   constructor(resource: string, message: string) {
@@ -218,7 +219,7 @@ export function compileBatches(declarations: readonly BatchDeclaration[], byKey:
       idsField: `${resource.name.replace(/-/g, '_')}_ids`,
       foreignKey,
       permission: resource.permissions[d.permission],
-      maxIds: d.maxIds ?? 1000,
+      maxIds: d.maxIds ?? MAX_LIST_ITEMS,
       declaration: d,
     };
   });

@@ -1,6 +1,8 @@
 /**
  * PostgreSQL failures mapped to API errors in one place, by SQLSTATE class (pg and PGlite both
  * carry `code` and `detail`). Anything unrecognised stays a plain error and becomes a logged 500.
+ * No answer carries the driver's message (Knex puts the SQL into it): the mapped error keeps the
+ * original as its `cause`, which the error renderer logs with the request id.
  */
 import { ApiError, DetailError, ValidationError, conflict, unavailable } from '../errors.js';
 
@@ -10,6 +12,8 @@ interface PgError {
   constraint?: string;
   message?: string;
 }
+
+const withCause = (mapped: ApiError, cause: unknown): ApiError => Object.assign(mapped, { cause });
 
 const keyColumn = (detail: string | undefined): string | undefined => /Key \(([^)]+)\)=/.exec(detail ?? '')?.[1];
 
@@ -29,9 +33,9 @@ export function mapDatabaseError(err: unknown, deleting: string | undefined): un
     const value = /\)=\(([^)]*)\)/.exec(e.detail ?? '')?.[1] ?? '';
     return new ValidationError({ [column]: [`Invalid pk "${value}" - object does not exist.`] });
   }
-  if (code === '23502' || code === '23514') return new ValidationError({ non_field_errors: [e.message ?? 'Constraint violated.'] });
-  if (code.startsWith('22')) return new DetailError(400, `Invalid value: ${e.message ?? code}`);
+  if (code === '23502' || code === '23514') return withCause(new ValidationError({ non_field_errors: ['Invalid input.'] }), err);
+  if (code.startsWith('22')) return withCause(new DetailError(400, 'Invalid input.'), err);
   const unreachable = code.startsWith('08') || ['57P01', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code);
-  if (unreachable || (err as Error).name === 'KnexTimeoutError') return unavailable();
+  if (unreachable || (err as Error).name === 'KnexTimeoutError') return withCause(unavailable(), err);
   return err;
 }
