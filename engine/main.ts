@@ -2,6 +2,7 @@
 import { readConfig } from './config.js';
 import { createLogger } from './log.js';
 import { startService } from './service.js';
+import { DataDirLockedError } from './storage/data-dir-lock.js';
 
 const config = readConfig();
 const log = createLogger(config.logLevel);
@@ -12,7 +13,9 @@ startService(config, log).then(
     process.once('SIGTERM', stop);
   },
   (err: unknown) => {
-    log.fatal({ err }, 'service failed to start');
+    // a refusal that says what to do is one line, not a stack
+    if (err instanceof DataDirLockedError) process.stderr.write(`Error: ${err.message}\n`);
+    else log.fatal({ err }, 'service failed to start');
     process.exit(1);
   },
 );

@@ -2,7 +2,7 @@
  * `npm run manage` commands and the service's first start, as separate processes on a database
  * of their own (PostgreSQL when DATABASE_URL is set, else embedded PGlite), then checked over HTTP.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -137,18 +137,86 @@ describe('first start', function () {
   });
 });
 
+/** A PGlite test database whatever DATABASE_URL says. */
+async function embeddedDatabase(): Promise<TestDatabase> {
+  const saved = process.env.DATABASE_URL;
+  delete process.env.DATABASE_URL;
+  try {
+    return await createTestDatabase();
+  } finally {
+    if (saved !== undefined) process.env.DATABASE_URL = saved;
+  }
+}
+
+/** `npm start` as a process of its own on `db`, until stopped; resolves once it listens. */
+async function startProcess(db: TestDatabase): Promise<{ url: string; token: string | undefined; child: ChildProcess; exited: Promise<number | null> }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, BMS_DATA_DIR: db.dataDir, LOG_LEVEL: 'info', PORT: '0' };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, [path.join(dist, 'engine/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const listening = /"url":"(http:[^"]+)","[^}]*"msg":"listening"/.exec(out);
+      if (listening) resolve(listening[1]!);
+    });
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    void exited.then((code) => reject(new Error(`the service exited with ${code}: ${out}`)));
+  });
+  return { url, token: /API token: ([0-9a-f]{64})/.exec(out)?.[1], child, exited };
+}
+
 describe('embedded PGlite', function () {
   this.timeout(120_000);
-  it('keeps its data across a restart', async () => {
-    const saved = process.env.DATABASE_URL;
-    const db = await (async () => {
-      delete process.env.DATABASE_URL;
-      try {
-        return await createTestDatabase();
-      } finally {
-        if (saved !== undefined) process.env.DATABASE_URL = saved;
+
+  it('serves one process: a second one is refused at once, and nothing acknowledged is lost (issue 8.12)', async () => {
+    const db = await embeddedDatabase();
+    try {
+      const service = await startProcess(db);
+      const client = new Client(service.url, service.token);
+      const tracker = await client.post('/api/issue/tracker', { title: 'Acknowledged before the intruder' });
+      expect(tracker.status).to.equal(201);
+      for (const [script, args] of [['engine/cli/manage.js', ['seed', '--issues', '5']], ['engine/cli/manage.js', ['migrate']], ['engine/main.js', []]] as const) {
+        const intruder = await run(script, [...args], db, { PORT: '0' });
+        expect(intruder.code, `${script} ${intruder.stderr}`).to.equal(1);
+        expect(intruder.stderr).to.include(db.dataDir).and.include(`process ${service.child.pid}`).and.include('DATABASE_URL');
+        expect(intruder.stderr).to.not.match(/\n\s+at /);
       }
-    })();
+      const after = await client.post('/api/issue/tracker', { title: 'Acknowledged after the intruder' });
+      expect(after.status).to.equal(201);
+      service.child.kill('SIGTERM');
+      expect(await service.exited).to.equal(0);
+      const restarted = await startProcess(db);
+      try {
+        const again = new Client(restarted.url, service.token);
+        expect((await again.get(`/api/issue/tracker/${tracker.body.id}`)).body.title).to.equal('Acknowledged before the intruder');
+        expect((await again.get(`/api/issue/tracker/${after.body.id}`)).body.title).to.equal('Acknowledged after the intruder');
+      } finally {
+        restarted.child.kill('SIGTERM');
+        await restarted.exited;
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('takes over the lock of a process that died without releasing it', async () => {
+    const db = await embeddedDatabase();
+    try {
+      const service = await startProcess(db);
+      service.child.kill('SIGKILL');
+      await service.exited;
+      const migrate = await manage(db, 'migrate');
+      expect(migrate.code, migrate.stderr).to.equal(0);
+      expect(migrate.stdout).to.equal('Database is up to date.\n');
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('keeps its data across a restart', async () => {
+    const db = await embeddedDatabase();
     try {
       expect(db.databaseUrl).to.equal(undefined);
       const token = (await manage(db, 'createsuperuser', '--username', 'keeper', '--password', 'long-enough-1'), (await manage(db, 'createtoken', '--username', 'keeper')).stdout.trim());

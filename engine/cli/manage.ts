@@ -11,6 +11,7 @@ import { createToken } from '../auth/tokens.js';
 import { loadRegistry } from '../registry/registry.js';
 import { seed, seedOptions } from './seed.js';
 import { CommandError, UsageError } from './errors.js';
+import { DataDirLockedError } from '../storage/data-dir-lock.js';
 
 function required(values: Record<string, string | undefined>, name: string): string {
   const v = values[name];
@@ -94,7 +95,8 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`${err.message}\nUsage: npm run manage -- migrate | createsuperuser --username U --password P [--email E] | createtoken --username U [--name N] | seed [--issues N]\n`);
       process.exit(2);
     }
-    process.stderr.write(`${err instanceof CommandError ? `Error: ${err.message}` : err instanceof Error ? err.stack : String(err)}\n`);
+    const refusal = err instanceof CommandError || err instanceof DataDirLockedError;
+    process.stderr.write(`${refusal ? `Error: ${err.message}` : err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
   },
 );
