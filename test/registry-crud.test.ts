@@ -6,20 +6,27 @@
 import { expect } from 'chai';
 import { loadRegistry } from '../engine/registry/registry.js';
 import type { Resource } from '../engine/registry/resource.js';
+import type { Filter } from '../engine/crud/filters.js';
 import { suite } from './support/hooks.js';
 import { Samples } from './support/samples.js';
 
 const registry = await loadRegistry();
 
 /** A query value the given record must match, or undefined when the record has none to offer. */
-function filterValue(record: Record<string, any>, param: string, kind: string): string | undefined {
-  const base = param.replace(/_(from|to|after|before)$/, '');
-  const v = record[base] ?? record[param];
-  if (param.startsWith('created_') || param.startsWith('modified_')) return record[param.split('_')[0]!];
+function filterValue(record: Record<string, any>, f: Filter): string | undefined {
+  const v = record[f.on.key];
+  if (f.on.lookup === 'isnull') return String(v === null);
   if (v === null || v === undefined) return undefined;
-  if (kind === 'member') return Array.isArray(v) && v.length ? String(v[0]) : undefined;
-  if (kind === 'text') return String(v).slice(2, 8).toUpperCase();
-  return String(v);
+  switch (f.on.lookup) {
+    case 'member':
+      return Array.isArray(v) && v.length ? String(v[0]) : undefined;
+    case 'icontains':
+      return String(v).slice(2, 8).toUpperCase();
+    case 'range':
+      return `${String(v)},${String(v)}`;
+    default:
+      return String(v);
+  }
 }
 
 describe('every declared resource (registry-driven)', () => {
@@ -51,7 +58,7 @@ describe('every declared resource (registry-driven)', () => {
         const { admin } = suite();
         const service = suite().service.app.services.get(resource.key)!;
         for (const f of service.filters) {
-          const value = filterValue(record, f.param, f.kind);
+          const value = filterValue(record, f);
           if (value === undefined) continue;
           const res = await admin.get(`${resource.path}?${f.param}=${encodeURIComponent(value)}`);
           expect(res.status, `${f.param}=${value}: ${res.text}`).to.equal(200);

@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { AnswerSources } from '../registry/answers-rule.js';
-import { isCalendarDate } from './filters.js';
+import { isCalendarDate } from '../fields/values.js';
 
 interface Question {
   id: number;

@@ -4,16 +4,10 @@
  */
 import type { FieldSpec } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
+import { typeOf } from '../fields/index.js';
+import { INT_MAX, INT_MIN, MAX_LIST_ITEMS } from '../fields/values.js';
 
-const COLOR_BASES = [
-  'red', 'pink', 'purple', 'deep-purple', 'indigo', 'blue', 'light-blue', 'cyan', 'teal', 'green', 'light-green',
-  'lime', 'yellow', 'amber', 'orange', 'deep-orange', 'brown', 'grey', 'blue-grey', 'black', 'white',
-] as const;
-export const COLOR_PATTERN = `^(${COLOR_BASES.join('|')})( (lighten-[1-5]|darken-[1-4]|accent-[1-4]))?$`;
-export const INT_MAX = 2147483647;
-export const INT_MIN = -2147483648;
-/** Longest id or name list a body may carry: one query parameter per item, and PostgreSQL takes 65,535. */
-export const MAX_LIST_ITEMS = 1000;
+export { INT_MAX, INT_MIN, MAX_LIST_ITEMS } from '../fields/values.js';
 
 type Schema = Record<string, unknown>;
 
@@ -25,46 +19,9 @@ const nullable = (schema: Schema, allowNull: boolean): Schema => {
   return out;
 };
 
+/** A field's request schema: its type's, with the declared description. */
 export function fieldSchema(spec: FieldSpec): Schema {
-  const d = { description: spec.description };
-  switch (spec.type) {
-    case 'string':
-      return { ...d, type: 'string', minLength: spec.allowBlank ? 0 : 1, maxLength: spec.maxLength };
-    case 'text':
-      return { ...d, type: 'string', minLength: spec.allowBlank ? 0 : 1, maxLength: spec.maxLength };
-    case 'email':
-      return { ...d, type: 'string', minLength: 1, maxLength: spec.maxLength, format: 'email' };
-    case 'url':
-      return { ...d, type: 'string', minLength: 1, maxLength: spec.maxLength, format: 'uri' };
-    case 'color':
-      return { ...d, type: 'string', pattern: COLOR_PATTERN };
-    case 'integer':
-      return { ...d, type: 'integer', minimum: spec.minimum ?? INT_MIN, maximum: spec.maximum ?? INT_MAX };
-    case 'decimal':
-      return {
-        ...d,
-        type: 'string',
-        format: 'decimal',
-        'x-decimal': { digits: spec.digits, decimals: spec.decimals, minimum: spec.minimum, maximum: spec.maximum },
-      };
-    case 'boolean':
-      return { ...d, type: 'boolean' };
-    case 'date':
-      return { ...d, type: 'string', format: 'date' };
-    case 'datetime':
-      return { ...d, type: 'string', format: 'date-time' };
-    case 'time':
-      return { ...d, type: 'string', format: 'time-of-day' };
-    case 'json':
-      return { ...d, ...spec.schema };
-    case 'enum':
-    case 'state':
-      return { ...d, type: 'string', enum: [...spec.values] };
-    case 'password':
-      return { ...d, type: 'string', minLength: spec.minLength, maxLength: 128 };
-    case 'permissions':
-      return { ...d, type: 'array', maxItems: MAX_LIST_ITEMS, items: { type: 'string', maxLength: 255 } };
-  }
+  return { description: spec.description, ...typeOf(spec).schema(spec) };
 }
 
 export interface BodySchema {

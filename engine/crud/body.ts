@@ -1,10 +1,11 @@
 /**
  * Turns a request body into write values: read names accepted as aliases of write names
  * (`tracker` = `tracker_id`), read-only fields dropped so a GET body can be sent back, unknown
- * fields reported (CONTRACT 2). Decimal numbers become strings so one validator checks both.
+ * fields reported (CONTRACT 2). Field types normalise their values first (decimal numbers become text).
  */
 import { badRequest, emptyMap, type FieldErrors } from '../errors.js';
-import { RECORD_FIELDS, type Resource } from '../registry/resource.js';
+import { RECORD_FIELDS, type Field, type Resource } from '../registry/resource.js';
+import { typeOf } from '../fields/index.js';
 import { pyType } from './validator.js';
 
 export type Values = Record<string, unknown>;
@@ -16,7 +17,8 @@ interface BodyPlan {
   aliases: Map<string, string>;
   writable: Set<string>;
   ignored: Set<string>;
-  decimals: Set<string>;
+  /** Fields whose type normalises a value before validation. */
+  normalised: Field[];
 }
 
 const plans = new WeakMap<Resource, BodyPlan>();
@@ -24,10 +26,10 @@ const plans = new WeakMap<Resource, BodyPlan>();
 function planOf(resource: Resource): BodyPlan {
   let plan = plans.get(resource);
   if (plan) return plan;
-  plan = { aliases: new Map(), writable: new Set(['remote_key']), ignored: new Set(RECORD_FIELDS.filter((n) => n !== 'remote_key')), decimals: new Set() };
+  plan = { aliases: new Map(), writable: new Set(['remote_key']), ignored: new Set(RECORD_FIELDS.filter((n) => n !== 'remote_key')), normalised: [] };
   for (const f of resource.fields) {
     (f.writable ? plan.writable : plan.ignored).add(f.name);
-    if (f.spec.type === 'decimal') plan.decimals.add(f.name);
+    if (typeOf(f.spec).normalise) plan.normalised.push(f);
   }
   for (const r of [...resource.foreignKeys, ...resource.manyToMany]) {
     if (r.spec.readOnly) {
@@ -68,8 +70,6 @@ export function normaliseBody(resource: Resource, body: unknown): { values: Valu
       errors[key] = ['Unknown field.'];
     }
   }
-  for (const name of plan.decimals) {
-    if (typeof values[name] === 'number' && Number.isFinite(values[name])) values[name] = String(values[name]);
-  }
+  for (const f of plan.normalised) if (f.name in values) values[f.name] = typeOf(f.spec).normalise!(f.spec, values[f.name]);
   return { values, errors };
 }

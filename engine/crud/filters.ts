@@ -1,129 +1,194 @@
 /**
- * List filters (CONTRACT 9) as a table of kinds: each kind parses its query value (or names the
- * error) and turns it into a SQL condition. Every resource's filters are derived from its
- * declaration once, and the OpenAPI generator documents the same list.
+ * List filters (CONTRACT 9) from a table of lookups: each field offers the lookups its declaration
+ * names, or its type's defaults; each lookup names its parameter, parses the value through the
+ * field's type and turns it into a SQL condition. Foreign keys, many-to-many links and the record
+ * columns every resource has add theirs. Built once per resource; the OpenAPI generator documents
+ * the same list.
  */
-import type { Resource } from '../registry/resource.js';
-import { col, frag, q, type Fragment } from '../storage/sql.js';
+import type { Lookup } from '../declare/index.js';
+import { typeOf, type FieldType, type Parsed, type Schema } from '../fields/index.js';
+import { dateTimeType } from '../fields/temporal.js';
+import { parseChoice, parseInteger } from '../fields/values.js';
+import type { Field, Resource } from '../registry/resource.js';
+import { col, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 import { ROW, expressionOf } from '../storage/serialise.js';
-
-export type FilterKind = 'text' | 'exact' | 'choice' | 'boolean' | 'integer' | 'id' | 'member' | 'uuid' | 'date' | 'dateFrom' | 'dateTo' | 'timeFrom' | 'timeTo';
 
 export interface Filter {
   param: string;
-  kind: FilterKind;
-  /** SQL expression over the row the condition applies to. */
-  expr: string;
+  /** The record key it reads (a field, relation or record column) and how it compares. */
+  on: { key: string; lookup: Lookup | 'member' };
   description: string;
-  values?: readonly string[];
-  /** For `member`: the join table, its source and target columns. */
-  join?: { table: string; source: string; target: string };
+  /** OpenAPI schema of the parameter's value (array parameters are comma-separated). */
+  schema: Schema;
+  parse(raw: string): Parsed;
+  where(value: unknown): Fragment;
 }
 
-type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
-const ok = (value: unknown): Parsed => ({ ok: true, value });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const fail = (message: string): Parsed => ({ ok: false, message });
 
-const INTEGER = /^-?\d{1,10}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/;
-
-export function isCalendarDate(v: string): boolean {
-  if (!DATE.test(v)) return false;
-  const d = new Date(`${v}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+/** Parses every comma-separated item, or names the first bad one. */
+function parseList(raw: string, item: (v: string) => Parsed, count?: number): Parsed {
+  const items = raw.split(',').map((s) => s.trim());
+  if (count !== undefined && items.length !== count) return fail(`Enter ${count} values separated by a comma.`);
+  const values: unknown[] = [];
+  for (const v of items) {
+    const parsed = item(v);
+    if (!parsed.ok) return parsed;
+    values.push(parsed.value);
+  }
+  return { ok: true, value: values };
 }
 
-const parseInteger = (v: string): Parsed => (INTEGER.test(v) && Math.abs(Number(v)) <= 2147483647 ? ok(Number(v)) : fail('Enter a number.'));
-const choice = (v: string, values: readonly string[]): Parsed =>
-  values.includes(v) ? ok(v) : fail(`Select a valid choice. ${v} is not one of the available choices.`);
-/** A date or a date-time; a bare date as an upper bound includes that whole day. */
-const parseMoment = (v: string): Parsed => {
-  if (isCalendarDate(v)) return ok({ date: v });
-  if (DATETIME.test(v) && isCalendarDate(v.slice(0, 10)) && !Number.isNaN(Date.parse(v))) return ok({ datetime: v });
-  return fail('Enter a valid date/time.');
+/** What a lookup needs of the field it filters: its name, SQL expression and type. */
+interface Target {
+  name: string;
+  expr: string;
+  type: FieldType;
+  spec: Field['spec'];
+}
+
+const bind = (t: Target) => `?${t.type.cast ?? ''}`;
+const parseBound = (t: Target) => (raw: string) => (t.type.bound ? t.type.bound.parse(raw) : t.type.filterValue(t.spec, raw));
+const boundWhere = (t: Target, op: '>=' | '<=', value: unknown): Fragment => {
+  if (t.type.bound) {
+    const b = t.type.bound.where(t.expr, op, value);
+    return frag(b.sql, b.bindings);
+  }
+  return frag(`${t.expr} ${op} ${bind(t)}`, [value]);
+};
+const boundSchema = (t: Target) => t.type.bound?.schema ?? t.type.filterSchema(t.spec);
+const list = (items: Schema): Schema => ({ type: 'array', items });
+
+type LookupFilter = Omit<Filter, 'param' | 'on'> & { suffix: string };
+
+/** Each lookup's parameter suffix (`bare`: the field's own name), parsing, SQL and documentation. */
+const LOOKUPS: Record<Lookup, (t: Target) => LookupFilter> = {
+  exact: (t) => ({
+    suffix: '__exact',
+    description: `Only records whose ${t.name} is this value.`,
+    schema: t.type.filterSchema(t.spec),
+    parse: (raw) => t.type.filterValue(t.spec, raw),
+    where: (v) => frag(`${t.expr} = ${bind(t)}`, [v]),
+  }),
+  icontains: (t) => ({
+    suffix: '__icontains',
+    description: `Case-insensitive substring match on ${t.name}.`,
+    schema: { type: 'string' },
+    parse: (raw) => ({ ok: true, value: raw }),
+    where: (v) => frag(`strpos(lower(${t.expr}), lower(?)) > 0`, [v]),
+  }),
+  in: (t) => ({
+    suffix: '__in',
+    description: `Only records whose ${t.name} is one of these comma-separated values.`,
+    schema: list(t.type.filterSchema(t.spec)),
+    parse: (raw) => parseList(raw, (v) => t.type.filterValue(t.spec, v)),
+    where: (v) => {
+      const values = v as unknown[];
+      return frag(`${t.expr} in (${values.map(() => bind(t)).join(', ')})`, values);
+    },
+  }),
+  gte: (t) => ({
+    suffix: '_from',
+    description: `Only records whose ${t.name} is on or after this value (inclusive).`,
+    schema: boundSchema(t),
+    parse: parseBound(t),
+    where: (v) => boundWhere(t, '>=', v),
+  }),
+  lte: (t) => ({
+    suffix: '_to',
+    description: `Only records whose ${t.name} is on or before this value (inclusive).`,
+    schema: boundSchema(t),
+    parse: parseBound(t),
+    where: (v) => boundWhere(t, '<=', v),
+  }),
+  range: (t) => ({
+    suffix: '__range',
+    description: `Only records whose ${t.name} lies between two comma-separated values (inclusive).`,
+    schema: list(boundSchema(t)),
+    parse: (raw) => parseList(raw, parseBound(t), 2),
+    where: (v) => {
+      const [low, high] = v as [unknown, unknown];
+      return joinFragments([boundWhere(t, '>=', low), boundWhere(t, '<=', high)], 'and');
+    },
+  }),
+  isnull: (t) => ({
+    suffix: '__isnull',
+    description: `Only records whose ${t.name} is empty (true) or set (false).`,
+    schema: { type: 'boolean' },
+    parse: (raw) => parseChoice(raw, ['true', 'false']),
+    where: (v) => frag(`${t.expr} is ${v === 'true' ? '' : 'not '}null`),
+  }),
 };
 
-const KINDS: Record<FilterKind, { parse(v: string, f: Filter): Parsed; where(f: Filter, value: unknown): Fragment }> = {
-  text: { parse: ok, where: (f, v) => frag(`strpos(lower(${f.expr}), lower(?)) > 0`, [v]) },
-  exact: { parse: ok, where: (f, v) => frag(`${f.expr} = ?`, [v]) },
-  choice: { parse: (v, f) => choice(v, f.values!), where: (f, v) => frag(`${f.expr} = ?`, [v]) },
-  boolean: { parse: (v) => choice(v, ['true', 'false']), where: (f, v) => frag(`${f.expr} = ?`, [v === 'true']) },
-  integer: { parse: parseInteger, where: (f, v) => frag(`${f.expr} = ?`, [v]) },
-  id: { parse: parseInteger, where: (f, v) => frag(`${f.expr} = ?`, [v]) },
-  member: {
-    parse: parseInteger,
-    where: (f, v) => frag(`exists (select 1 from ${q(f.join!.table)} m where m.${q(f.join!.source)} = ${ROW}.id and m.${q(f.join!.target)} = ?)`, [v]),
-  },
-  uuid: { parse: (v) => (UUID.test(v) ? ok(v.toLowerCase()) : fail('Enter a valid UUID.')), where: (f, v) => frag(`${f.expr} = ?::uuid`, [v]) },
-  date: { parse: (v) => (isCalendarDate(v) ? ok(v) : fail('Enter a valid date.')), where: (f, v) => frag(`${f.expr} = ?::date`, [v]) },
-  dateFrom: { parse: parseMoment, where: (f, v) => momentBound(f.expr, '>=', v) },
-  dateTo: { parse: parseMoment, where: (f, v) => momentBound(f.expr, '<=', v) },
-  timeFrom: { parse: parseMoment, where: (f, v) => momentBound(f.expr, '>=', v, true) },
-  timeTo: { parse: parseMoment, where: (f, v) => momentBound(f.expr, '<=', v, true) },
-};
+/** The lookups a field offers: declared, or its type's defaults. */
+export function lookupsOf(f: Field): readonly Lookup[] {
+  return f.spec.lookups ?? typeOf(f.spec).defaultLookups(f.spec, f.filterable);
+}
 
-function momentBound(expr: string, op: '>=' | '<=', value: unknown, timestamp = false): Fragment {
-  const m = value as { date?: string; datetime?: string };
-  if (m.datetime !== undefined) return frag(`${expr} ${op} ?::timestamptz`, [m.datetime]);
-  if (!timestamp) return frag(`${expr} ${op} ?::date`, [m.date]);
-  // a date bound on a timestamp covers the whole UTC day
-  return op === '>=' ? frag(`${expr} >= (?::date)::timestamp at time zone 'UTC'`, [m.date]) : frag(`${expr} < ((?::date) + 1)::timestamp at time zone 'UTC'`, [m.date]);
+function fieldFilters(resource: Resource, f: Field): Filter[] {
+  const target: Target = { name: f.name, expr: expressionOf(resource, f), type: typeOf(f.spec) as FieldType, spec: f.spec };
+  const lookups = lookupsOf(f);
+  // the first of exact and icontains takes the field's own name, as today's filters do
+  const bare = lookups.find((l) => l === 'exact' || l === 'icontains');
+  return lookups.map((l) => {
+    const { suffix, ...filter } = LOOKUPS[l](target);
+    return { param: l === bare ? f.name : `${f.name}${suffix}`, on: { key: f.name, lookup: l }, ...filter };
+  });
+}
+
+const integer = (param: string, lookup: 'exact' | 'member', description: string, where: (v: unknown) => Fragment): Filter => ({
+  param,
+  on: { key: param, lookup },
+  description,
+  schema: { type: 'integer' },
+  parse: parseInteger,
+  where,
+});
+
+/** A bound on one of the record timestamps every resource has. */
+function recordBound(param: string, column: 'created' | 'modified', op: 'gte' | 'lte', description: string): Filter {
+  const filter = LOOKUPS[op]({ name: column, expr: `${ROW}.${column}`, type: dateTimeType as FieldType, spec: { type: 'datetime', description } });
+  return { param, on: { key: column, lookup: op }, schema: filter.schema, parse: filter.parse, where: filter.where, description };
 }
 
 /** The filters a resource offers, in documentation order. */
 export function filtersOf(resource: Resource): Filter[] {
-  const filters: Filter[] = [];
-  for (const f of resource.fields) {
-    const expr = expressionOf(resource, f);
-    const s = f.spec;
-    if (f.filterable) {
-      switch (s.type) {
-        case 'enum':
-        case 'state':
-          filters.push({ param: f.name, kind: 'choice', expr, values: s.values, description: `Only records whose ${f.name} is this value.` });
-          break;
-        case 'boolean':
-          filters.push({ param: f.name, kind: 'boolean', expr, description: `Only records whose ${f.name} is true or false.` });
-          break;
-        case 'integer':
-          filters.push({ param: f.name, kind: 'integer', expr, description: `Only records whose ${f.name} equals this number.` });
-          break;
-        case 'date':
-          filters.push({ param: f.name, kind: 'date', expr, description: `Only records whose ${f.name} is this date.` });
-          break;
-        default:
-          filters.push({ param: f.name, kind: 'text', expr, description: `Case-insensitive substring match on ${f.name}.` });
-      }
-    }
-    if (s.type === 'date' || s.type === 'datetime') {
-      const [from, to]: [FilterKind, FilterKind] = s.type === 'date' ? ['dateFrom', 'dateTo'] : ['timeFrom', 'timeTo'];
-      filters.push({ param: `${f.name}_from`, kind: from, expr, description: `Only records whose ${f.name} is on or after this date (inclusive).` });
-      filters.push({ param: `${f.name}_to`, kind: to, expr, description: `Only records whose ${f.name} is on or before this date (inclusive).` });
-    }
-  }
+  const filters = resource.fields.flatMap((f) => fieldFilters(resource, f));
   for (const fk of resource.foreignKeys) {
     if (fk.spec.filter === false) continue;
-    filters.push({ param: fk.name, kind: 'id', expr: col(ROW, fk.column), description: `Only records whose ${fk.name} is the ${fk.target.name} with this id.` });
+    filters.push(integer(fk.name, 'exact', `Only records whose ${fk.name} is the ${fk.target.name} with this id.`, (v) => frag(`${col(ROW, fk.column)} = ?`, [v])));
   }
   for (const m of resource.manyToMany) {
     if (m.spec.filter === false) continue;
-    filters.push({
-      param: m.name,
-      kind: 'member',
-      expr: '',
-      join: { table: m.spec.table, source: m.spec.sourceColumn, target: m.spec.targetColumn },
-      description: `Only records linked to the ${m.target.name} with this id through ${m.name}.`,
-    });
+    const { table, sourceColumn, targetColumn } = m.spec;
+    filters.push(
+      integer(m.name, 'member', `Only records linked to the ${m.target.name} with this id through ${m.name}.`, (v) =>
+        frag(`exists (select 1 from ${q(table)} m where m.${q(sourceColumn)} = ${ROW}.id and m.${q(targetColumn)} = ?)`, [v]),
+      ),
+    );
   }
   filters.push(
-    { param: 'uuid', kind: 'uuid', expr: `${ROW}.uuid`, description: 'Only the record with this UUID.' },
-    { param: 'remote_key', kind: 'exact', expr: `${ROW}.remote_key`, description: 'Only the record with this external key.' },
-    { param: 'created_after', kind: 'timeFrom', expr: `${ROW}.created`, description: 'Created at or after this date or date-time (inclusive).' },
-    { param: 'created_before', kind: 'timeTo', expr: `${ROW}.created`, description: 'Created at or before this date or date-time (inclusive).' },
-    { param: 'modified_after', kind: 'timeFrom', expr: `${ROW}.modified`, description: 'Modified at or after this date or date-time (inclusive).' },
-    { param: 'modified_before', kind: 'timeTo', expr: `${ROW}.modified`, description: 'Modified at or before this date or date-time (inclusive).' },
+    {
+      param: 'uuid',
+      on: { key: 'uuid', lookup: 'exact' },
+      description: 'Only the record with this UUID.',
+      schema: { type: 'string', format: 'uuid' },
+      parse: (v) => (UUID.test(v) ? { ok: true, value: v.toLowerCase() } : fail('Enter a valid UUID.')),
+      where: (v) => frag(`${ROW}.uuid = ?::uuid`, [v]),
+    },
+    {
+      param: 'remote_key',
+      on: { key: 'remote_key', lookup: 'exact' },
+      description: 'Only the record with this external key.',
+      schema: { type: 'string' },
+      parse: (v) => ({ ok: true, value: v }),
+      where: (v) => frag(`${ROW}.remote_key = ?`, [v]),
+    },
+    recordBound('created_after', 'created', 'gte', 'Created at or after this date or date-time (inclusive).'),
+    recordBound('created_before', 'created', 'lte', 'Created at or before this date or date-time (inclusive).'),
+    recordBound('modified_after', 'modified', 'gte', 'Modified at or after this date or date-time (inclusive).'),
+    recordBound('modified_before', 'modified', 'lte', 'Modified at or before this date or date-time (inclusive).'),
   );
   return filters;
 }
@@ -134,9 +199,8 @@ export function filterConditions(filters: readonly Filter[], query: Record<strin
   for (const f of filters) {
     const raw = query[f.param];
     if (raw === undefined) continue;
-    const kind = KINDS[f.kind];
-    const parsed = kind.parse(raw, f);
-    if (parsed.ok) conditions.push(kind.where(f, parsed.value));
+    const parsed = f.parse(raw);
+    if (parsed.ok) conditions.push(f.where(parsed.value));
     else errors[f.param] = [parsed.message];
   }
   return conditions;

@@ -8,6 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FieldSpec } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 import { emptyMap } from '../errors.js';
+import { typeOf } from '../fields/index.js';
 import { bodySchema } from './body-schema.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM
@@ -88,9 +89,8 @@ type SpecOf = (field: string) => FieldSpec | undefined;
 function message(err: ErrorObject, body: Record<string, unknown>, field: string, nested: boolean, specOf: SpecOf): string {
   const value = body[field];
   const spec = specOf(field);
-  if (spec?.type === 'json' && (nested || err.keyword !== 'type')) {
-    return `Invalid value${err.instancePath.slice(field.length + 1) ? ` at ${err.instancePath.slice(field.length + 1)}` : ''}: ${err.message ?? 'invalid'}.`;
-  }
+  const own = spec && typeOf(spec).message?.(err.keyword, value, err.instancePath.slice(field.length + 1), err.message);
+  if (own) return own;
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
     case 'type': {
@@ -113,9 +113,6 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
       return `Ensure this value is greater than or equal to ${String(p.limit)}.`;
     case 'format':
       return FORMAT_MESSAGES[String(p.format)] ?? 'Invalid value.';
-    case 'pattern':
-      // only colour fields carry a pattern
-      return `"${String(value)}" is not a valid colour: use a base name such as "blue", optionally followed by one space and a modifier (lighten-1…5, darken-1…4, accent-1…4).`;
     default:
       return err.message ?? 'Invalid value.';
   }

@@ -3,7 +3,18 @@
  * engine reads to build validation, SQL, filters and the OpenAPI schema; nothing here runs.
  */
 
-interface FieldCommon {
+/**
+ * Filter lookups (django-filter's): `exact` and `icontains` take the field's own name as their
+ * parameter (the first of them listed, the other `<name>__<lookup>`), `gte`/`lte` take
+ * `<name>_from`/`<name>_to`, the others `<name>__in` (comma-separated), `<name>__isnull`
+ * (`true`/`false`) and `<name>__range` (`low,high`, inclusive).
+ */
+export type Lookup = 'exact' | 'icontains' | 'in' | 'gte' | 'lte' | 'range' | 'isnull';
+export type TextLookup = 'exact' | 'icontains' | 'in' | 'isnull';
+export type OrderedLookup = 'exact' | 'in' | 'gte' | 'lte' | 'range' | 'isnull';
+export type ChoiceLookup = 'exact' | 'in' | 'isnull';
+
+interface FieldCommon<L extends Lookup = never> {
   /** Short English description; German names explained (shown in the schema). */
   description: string;
   /** Must be present on create and replace. */
@@ -14,6 +25,8 @@ interface FieldCommon {
   readOnly?: boolean;
   /** A list filter named after the field (enum, state and boolean fields have one unless `false`). */
   filter?: boolean;
+  /** The filter lookups the field offers, replacing its type's defaults (see `Lookup`). */
+  lookups?: readonly L[];
   /** Part of the `?search=` text match. */
   search?: boolean;
   /** Allowed in `?ordering=` (default true). */
@@ -22,7 +35,7 @@ interface FieldCommon {
   unique?: boolean;
 }
 
-export interface StringField extends FieldCommon {
+export interface StringField extends FieldCommon<TextLookup> {
   type: 'string';
   maxLength: number;
   /** Blank strings are refused unless this is true. */
@@ -30,35 +43,35 @@ export interface StringField extends FieldCommon {
   default?: string;
 }
 /** Longer text (markdown), at most `maxLength` characters (`TEXT_MAX_LENGTH` unless declared). */
-export interface TextField extends FieldCommon {
+export interface TextField extends FieldCommon<TextLookup> {
   type: 'text';
   maxLength: number;
   allowBlank?: boolean;
   default?: string;
 }
-export interface EmailField extends FieldCommon {
+export interface EmailField extends FieldCommon<TextLookup> {
   type: 'email';
   maxLength: number;
   default?: string;
 }
-export interface UrlField extends FieldCommon {
+export interface UrlField extends FieldCommon<TextLookup> {
   type: 'url';
   maxLength: number;
   default?: string;
 }
 /** A UI colour class: base name plus an optional modifier (`blue lighten-2`). */
-export interface ColorField extends FieldCommon {
+export interface ColorField extends FieldCommon<ChoiceLookup | 'icontains'> {
   type: 'color';
   default?: string;
 }
-export interface IntegerField extends FieldCommon {
+export interface IntegerField extends FieldCommon<OrderedLookup> {
   type: 'integer';
   minimum?: number;
   maximum?: number;
   default?: number;
 }
 /** Exact decimal, stored as numeric(digits, decimals), sent and served as a string. */
-export interface DecimalField extends FieldCommon {
+export interface DecimalField extends FieldCommon<OrderedLookup> {
   type: 'decimal';
   digits: number;
   decimals: number;
@@ -66,7 +79,7 @@ export interface DecimalField extends FieldCommon {
   maximum?: number;
   default?: string;
 }
-export interface BooleanField extends FieldCommon {
+export interface BooleanField extends FieldCommon<'exact' | 'isnull'> {
   type: 'boolean';
   default?: boolean;
   /**
@@ -76,14 +89,14 @@ export interface BooleanField extends FieldCommon {
   superuserOnly?: boolean;
 }
 /** Calendar date `YYYY-MM-DD`; lists get `<name>_from` and `<name>_to` filters. */
-export interface DateField extends FieldCommon {
+export interface DateField extends FieldCommon<OrderedLookup> {
   type: 'date';
 }
-export interface DateTimeField extends FieldCommon {
+export interface DateTimeField extends FieldCommon<OrderedLookup> {
   type: 'datetime';
 }
 /** Time of day `HH:MM` or `HH:MM:SS`. */
-export interface TimeField extends FieldCommon {
+export interface TimeField extends FieldCommon<OrderedLookup> {
   type: 'time';
 }
 /** JSON with a declared shape (a JSON Schema the value must satisfy). */
@@ -92,7 +105,7 @@ export interface JsonField extends FieldCommon {
   schema: Record<string, unknown>;
   default?: unknown;
 }
-export interface EnumField<V extends string = string> extends FieldCommon {
+export interface EnumField<V extends string = string> extends FieldCommon<ChoiceLookup> {
   type: 'enum';
   values: readonly V[];
   default?: NoInfer<V>;
@@ -106,7 +119,7 @@ export interface EnumField<V extends string = string> extends FieldCommon {
  * A lifecycle: an enum whose changes follow declared transitions. Moves are recorded.
  * `transitions[from]` lists the states reachable from `from`; a state without an entry is final.
  */
-export interface StateField<V extends string = string> extends FieldCommon {
+export interface StateField<V extends string = string> extends FieldCommon<ChoiceLookup> {
   type: 'state';
   values: readonly V[];
   default: NoInfer<V>;

@@ -1,6 +1,6 @@
 /** What a resource file imports: the declaration helpers and their types. */
 export { field } from './fields.js';
-export type { FieldSpec, FieldType } from './fields.js';
+export type { FieldSpec, FieldType, Lookup } from './fields.js';
 export { fk, m2m } from './relations.js';
 export type { RelationSpec, ForeignKey, ManyToMany, DeleteRule } from './relations.js';
 export { defineResource } from './resource.js';

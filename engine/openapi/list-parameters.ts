@@ -4,44 +4,24 @@
  * description of the field or relation it filters on.
  */
 import type { ResourceService } from '../crud/service.js';
-import type { Filter, FilterKind } from '../crud/filters.js';
+import type { Filter } from '../crud/filters.js';
 import { findField, findForeignKey, findManyToMany, type Resource } from '../registry/resource.js';
-import { ref, type Parameter, type Ref, type Schema } from './types.js';
-
-const MOMENT: Schema = { type: 'string', description: 'A date `YYYY-MM-DD` or an ISO 8601 date-time.', example: '2026-03-01' };
-
-const SCHEMAS: Record<FilterKind, (f: Filter) => Schema> = {
-  text: () => ({ type: 'string' }),
-  exact: () => ({ type: 'string' }),
-  choice: (f) => ({ type: 'string', enum: [...(f.values ?? [])] }),
-  boolean: () => ({ type: 'boolean' }),
-  integer: () => ({ type: 'integer' }),
-  id: () => ({ type: 'integer' }),
-  member: () => ({ type: 'integer' }),
-  uuid: () => ({ type: 'string', format: 'uuid' }),
-  date: () => ({ type: 'string', format: 'date' }),
-  dateFrom: () => MOMENT,
-  dateTo: () => MOMENT,
-  timeFrom: () => MOMENT,
-  timeTo: () => MOMENT,
-};
+import { ref, type Parameter, type Ref } from './types.js';
 
 /** The declared description of what a filter filters on, if it is a field or relation. */
-function subjectOf(resource: Resource, param: string): string | undefined {
-  for (const name of [param, param.replace(/_(from|to)$/, '')]) {
-    const subject = findField(resource, name)?.spec ?? findForeignKey(resource, name)?.spec ?? findManyToMany(resource, name)?.spec;
-    if (subject) return subject.description;
-  }
-  return undefined;
+function subjectOf(resource: Resource, key: string): string | undefined {
+  const subject = findField(resource, key)?.spec ?? findForeignKey(resource, key)?.spec ?? findManyToMany(resource, key)?.spec;
+  return subject?.description;
 }
 
 function filterParameter(resource: Resource, f: Filter): Parameter {
-  const subject = subjectOf(resource, f.param);
+  const subject = subjectOf(resource, f.on.key);
   return {
     name: f.param,
     in: 'query',
     description: subject ? `${f.description} ${subject}` : f.description,
-    schema: { ...SCHEMAS[f.kind](f) },
+    ...(f.schema.type === 'array' ? { style: 'form', explode: false } : {}),
+    schema: { ...f.schema },
   };
 }
 

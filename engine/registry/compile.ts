@@ -15,6 +15,7 @@ import {
 } from './resource.js';
 import { answerSources } from './answers-rule.js';
 import { canHoldRights } from '../access/privileges.js';
+import { typeOf } from '../fields/index.js';
 import { MAX_LIST_ITEMS } from '../crud/body-schema.js';
 
 class DeclarationError extends Error {
@@ -23,8 +24,6 @@ class DeclarationError extends Error {
   }
 }
 
-const AUTO_FILTERED: ReadonlySet<FieldSpec['type']> = new Set(['enum', 'state', 'boolean']);
-const UNORDERABLE: ReadonlySet<FieldSpec['type']> = new Set(['json', 'password', 'permissions', 'text']);
 
 function keyOf(d: ResourceDeclaration): string {
   return (d.path ?? `/api/${d.module}/${d.name}`).replace(/^\/api\//, '');
@@ -33,15 +32,16 @@ function keyOf(d: ResourceDeclaration): string {
 function compileField(name: string, spec: FieldSpec): Field {
   const derived = spec.type === 'enum' && spec.derived !== undefined;
   const hasDefault = 'default' in spec && spec.default !== undefined;
+  const type = typeOf(spec);
   return {
     name,
     spec,
     column: derived ? null : name,
     nullable: spec.nullable ?? (!spec.required && !hasDefault && spec.type !== 'permissions'),
     writable: !spec.readOnly && !derived,
-    readable: spec.type !== 'password',
-    filterable: spec.filter ?? (AUTO_FILTERED.has(spec.type) || derived),
-    orderable: spec.orderable ?? (!UNORDERABLE.has(spec.type) && !derived),
+    readable: type.read(spec, name) !== null,
+    filterable: spec.filter ?? (type.filteredByDefault || derived),
+    orderable: spec.orderable ?? (type.orderable && !derived),
   };
 }
 
@@ -143,6 +143,9 @@ function check(resource: Resource): void {
   }
   for (const f of resource.fields) {
     const s = f.spec;
+    for (const lookup of s.lookups ?? []) {
+      if (!typeOf(s).lookups.includes(lookup)) fail(`field "${f.name}" of type ${s.type} offers no "${lookup}" lookup.`);
+    }
     // a password signs a user in; changing it ends that user's sessions
     if (s.type === 'password' && resource.key !== PRINCIPALS.user) fail(`password field "${f.name}" belongs on "${PRINCIPALS.user}" only.`);
     if (s.type === 'state') {

@@ -4,12 +4,13 @@
  * arrays), so a list is one query and pg and PGlite return identical values.
  */
 import type { Field, Resource } from '../registry/resource.js';
+import { typeOf } from '../fields/index.js';
+import { isoTimestamp } from '../fields/values.js';
 import { col, q } from './sql.js';
 
 export const ROW = 't';
 
-/** A timestamptz expression as served: UTC, milliseconds, `Z`. */
-export const isoTimestamp = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+export { isoTimestamp } from '../fields/values.js';
 
 function fieldExpression(resource: Resource, f: Field): string | null {
   const s = f.spec;
@@ -20,20 +21,7 @@ function fieldExpression(resource: Resource, f: Field): string | null {
       .join(' ');
     return `(select case ${col('d', s.derived.field)} ${cases} end from ${q(fk.target.table)} d where d.id = ${col(ROW, fk.column)})`;
   }
-  const c = col(ROW, f.column!);
-  switch (s.type) {
-    case 'password':
-      return null;
-    case 'decimal':
-    case 'time':
-      return `${c}::text`;
-    case 'date':
-      return `to_char(${c}, 'YYYY-MM-DD')`;
-    case 'datetime':
-      return isoTimestamp(c);
-    default:
-      return c;
-  }
+  return typeOf(s).read(s, col(ROW, f.column!));
 }
 
 /** SQL expression of a field's value as served (used by select lists, filters and ordering). */
