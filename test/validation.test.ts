@@ -117,3 +117,22 @@ describe('validation', () => {
     }
   });
 });
+
+describe('references', () => {
+  it('an id below 1 names no record: Invalid pk, for keys and links alike', async () => {
+    const res = await suite().admin.post('/api/issue/issue', { title: 't', tracker_id: 0, category_ids: [-3] });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.equal({ tracker_id: ['Invalid pk "0" - object does not exist.'], category_ids: ['Invalid pk "-3" - object does not exist.'] });
+  });
+
+  it('the schema names the resource every key and link refers to', async () => {
+    const doc = (await suite().admin.get('/api/schema/?format=json', { token: null })).body;
+    const issue = doc.components.schemas.IssueIssueRequest.properties;
+    expect(issue.tracker_id['x-references']).to.equal('/api/issue/tracker');
+    expect(issue.tracker_id.minimum).to.equal(1);
+    expect(issue.tracker_id.description).to.include('Id of a `/api/issue/tracker` record.');
+    expect(issue.category_ids.items['x-references']).to.equal('/api/issue/category');
+    const bc = doc.components.schemas.BusinesscontextIssueRequest.properties;
+    expect(bc.type_id['x-references']).to.equal('/api/businesscontext/issuetype');
+  });
+});

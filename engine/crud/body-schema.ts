@@ -5,9 +5,9 @@
 import type { FieldSpec } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 import { typeOf } from '../fields/index.js';
-import { INT_MAX, INT_MIN, MAX_LIST_ITEMS } from '../fields/values.js';
+import { INT_MAX, MAX_LIST_ITEMS } from '../fields/values.js';
 
-export { INT_MAX, INT_MIN, MAX_LIST_ITEMS } from '../fields/values.js';
+export { INT_MAX, MAX_LIST_ITEMS } from '../fields/values.js';
 
 type Schema = Record<string, unknown>;
 
@@ -31,6 +31,13 @@ export interface BodySchema {
   additionalProperties: false;
 }
 
+/** An id naming a record of `target`: the path it lives under travels as `x-references`. */
+export const referenceId = (target: Resource): Schema => ({ type: 'integer', minimum: 1, maximum: INT_MAX, 'x-references': target.path });
+
+/** The declared description, then which resource the id (or ids) name. */
+export const referenceDescription = (description: string, target: Resource, many = false): string =>
+  `${description} ${many ? 'Ids of' : 'Id of a'} \`${target.path}\` record${many ? 's' : ''}.`;
+
 /** The write body: writable fields, `x_id` foreign keys, `x_ids` lists and `remote_key`. */
 export function bodySchema(resource: Resource, mode: 'create' | 'patch'): BodySchema {
   const properties: Record<string, Schema> = {};
@@ -42,12 +49,12 @@ export function bodySchema(resource: Resource, mode: 'create' | 'patch'): BodySc
   }
   for (const fk of resource.foreignKeys) {
     if (fk.spec.readOnly) continue;
-    properties[fk.writeName] = nullable({ type: 'integer', minimum: INT_MIN, maximum: INT_MAX, description: fk.spec.description }, !fk.required);
+    properties[fk.writeName] = nullable({ ...referenceId(fk.target), description: referenceDescription(fk.spec.description, fk.target) }, !fk.required);
     if (fk.required && mode === 'create') required.push(fk.writeName);
   }
   for (const m of resource.manyToMany) {
     if (m.spec.readOnly) continue;
-    properties[m.writeName] = { type: 'array', maxItems: MAX_LIST_ITEMS, items: { type: 'integer', minimum: INT_MIN, maximum: INT_MAX }, description: m.spec.description };
+    properties[m.writeName] = { type: 'array', maxItems: MAX_LIST_ITEMS, items: referenceId(m.target), description: referenceDescription(m.spec.description, m.target, true) };
   }
   properties.remote_key = { type: ['string', 'null'], maxLength: 255, description: 'Key of the record in an external system; unique per resource.' };
   return { type: 'object', properties, required, additionalProperties: false };

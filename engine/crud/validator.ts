@@ -39,7 +39,9 @@ function decimalMessage(value: string, rule: DecimalRule): string | null {
 }
 
 export function createAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
+  // verbose: errors carry their schema and value, so an out-of-range reference can name its id
+  const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, verbose: true });
+  ajv.addKeyword({ keyword: 'x-references', schemaType: 'string' });
   addFormats(ajv, ['date', 'date-time', 'email', 'uri', 'uuid']);
   ajv.addFormat('time-of-day', /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?$/);
   ajv.addFormat('decimal', true);
@@ -91,6 +93,10 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
   const spec = specOf(field);
   const own = spec && typeOf(spec).message?.(err.keyword, value, err.instancePath.slice(field.length + 1), err.message);
   if (own) return own;
+  // an id below 1 names no record: the contract's message for a missing one (above the integer range, its range message)
+  if (err.keyword === 'minimum' && (err.parentSchema as Record<string, unknown> | undefined)?.['x-references']) {
+    return `Invalid pk "${String(err.data)}" - object does not exist.`;
+  }
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
     case 'type': {
