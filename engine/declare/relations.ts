@@ -22,6 +22,7 @@ interface ForeignKeyCommon {
 export type ForeignKey = ForeignKeyCommon &
   ({ required: true; onDelete: 'protect' | 'cascade' } | { required?: false; onDelete: DeleteRule });
 
+/** A many-to-many as compiled: its join table named (declared, or by convention). */
 export interface ManyToMany {
   kind: 'm2m';
   target: string;
@@ -47,13 +48,21 @@ export interface ManyToMany {
   privileged?: boolean;
 }
 
-export type RelationSpec = ForeignKey | ManyToMany;
+/**
+ * A many-to-many as declared. The join table defaults to `<table>_<relation>`
+ * (`issue_issue_categories`), its columns to `<resource>_id` and `<target resource>_id`
+ * (`issue_id`, `category_id`); declare them only where a table predates the convention.
+ */
+export type ManyToManyDeclaration = Omit<ManyToMany, 'table' | 'sourceColumn' | 'targetColumn'> &
+  Partial<Pick<ManyToMany, 'table' | 'sourceColumn' | 'targetColumn'>>;
+
+export type RelationSpec = ForeignKey | ManyToManyDeclaration;
 
 type FkOptions = Omit<ForeignKeyCommon, 'kind' | 'target'> &
   ({ required: true; onDelete: 'protect' | 'cascade' } | { required?: false; onDelete: DeleteRule });
 
 export const fk = (target: string, o: FkOptions): ForeignKey => ({ kind: 'fk', target, ...o });
-export const m2m = (target: string, o: Omit<ManyToMany, 'kind' | 'target'>): ManyToMany => ({
+export const m2m = (target: string, o: Omit<ManyToManyDeclaration, 'kind' | 'target'>): ManyToManyDeclaration => ({
   kind: 'm2m',
   target,
   ...o,

@@ -98,7 +98,10 @@ function link(resource: Resource, byKey: Map<string, Resource>): void {
       resource.foreignKeys.push(fk);
       fk.target.referencedBy.push({ resource, fk });
     } else {
-      const m: ManyToManyRef = { kind: 'm2m', name, writeName: spec.writeName, target: target(name, spec.target), spec };
+      const to = target(name, spec.target);
+      const column = (r: Resource) => `${r.name.replace(/-/g, '_')}_id`;
+      const joined = { table: `${resource.table}_${name}`, sourceColumn: column(resource), targetColumn: column(to), ...spec };
+      const m: ManyToManyRef = { kind: 'm2m', name, writeName: spec.writeName, target: to, spec: joined };
       resource.manyToMany.push(m);
     }
   }
