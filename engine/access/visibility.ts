@@ -8,7 +8,7 @@
  */
 import type { AccessRule } from '../declare/index.js';
 import type { Principal } from '../auth/users.js';
-import { findForeignKey, findManyToMany, type Resource } from '../registry/resource.js';
+import { findField, findForeignKey, findManyToMany, type Resource } from '../registry/resource.js';
 import { col, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 
 export type AccessAction = 'view' | 'change';
@@ -25,32 +25,76 @@ function inGroups(subject: Subject, column: string): Fragment {
 /** `column` is the subject itself; a group is nobody's user id. */
 const isUser = (subject: Subject, column: string): Fragment => (subject.kind === 'user' ? frag(`${column} = ?`, [subject.id]) : frag('false'));
 
+/** `exists (select 1 from <from> where <where> and <cond>)`, the bindings in that order. */
+const exists = (from: string, where: string, cond: Fragment): Fragment => frag(`exists (select 1 from ${from} where ${where} and ${cond.sql})`, cond.bindings);
+
+/** The column of a foreign key, or of a stored field (and `created_by`). */
+function columnOf(resource: Resource, name: string): string {
+  return findForeignKey(resource, name)?.column ?? findField(resource, name)?.column ?? name;
+}
+
+/**
+ * `rule` for the record of `resource` at row `alias`, entered from outside the resource (the rule
+ * of the resource itself, or one reached through a relation): when the resource inherits access up
+ * its tree, the rule is evaluated on the nearest ancestor-or-self that does not inherit.
+ */
+function onRecord(resource: Resource, rule: AccessRule, subject: Subject, alias: string, depth: number): Fragment {
+  const inherit = resource.access.inherit;
+  if (!inherit) return compile(resource, rule, subject, alias, depth);
+  const parent = q(columnOf(resource, inherit.parent));
+  const when = q(columnOf(resource, inherit.when));
+  const [chain, start, step, owner] = [`up${depth}`, `us${depth}`, `ua${depth}`, `a${depth + 1}`];
+  const table = q(resource.table);
+  const cond = compile(resource, rule, subject, owner, depth + 1);
+  return frag(
+    `exists (with recursive ${chain}(id, parent, inherits) as (` +
+      `select ${start}.id, ${start}.${parent}, ${start}.${when} from ${table} ${start} where ${start}.id = ${alias}.id ` +
+      `union select ${step}.id, ${step}.${parent}, ${step}.${when} from ${table} ${step} join ${chain} on ${step}.id = ${chain}.parent where ${chain}.inherits` +
+      `) select 1 from ${chain} join ${table} ${owner} on ${owner}.id = ${chain}.id where not (${chain}.inherits and ${chain}.parent is not null) and ${cond.sql})`,
+    cond.bindings,
+  );
+}
+
 function compile(resource: Resource, rule: AccessRule, subject: Subject, alias: string, depth: number): Fragment {
   if ('any' in rule) return joinFragments(rule.any.map((r) => compile(resource, r, subject, alias, depth)), 'or');
   if ('all' in rule) return joinFragments(rule.all.map((r) => compile(resource, r, subject, alias, depth)), 'and');
   if ('field' in rule) return frag(`${col(alias, rule.field)} in (${rule.in.map(() => '?').join(', ')})`, [...rule.in]);
-  if ('userIs' in rule) {
-    const column = rule.userIs === 'created_by' ? 'created_by' : findForeignKey(resource, rule.userIs)!.column;
-    return isUser(subject, col(alias, column));
+  if ('unset' in rule) return frag(`${col(alias, columnOf(resource, rule.unset))} is null`);
+  if ('current' in rule) {
+    const now = findField(resource, rule.current.start)?.spec.type === 'date' ? 'current_date' : 'now()';
+    const [start, end] = [col(alias, rule.current.start), col(alias, rule.current.end)];
+    return frag(`((${start} is null or ${start} <= ${now}) and (${end} is null or ${end} >= ${now}))`);
   }
+  if ('userIs' in rule) return isUser(subject, col(alias, columnOf(resource, rule.userIs)));
   if ('userAmong' in rule || 'groupAmong' in rule) {
     const name = 'userAmong' in rule ? rule.userAmong : rule.groupAmong;
     const { table, sourceColumn, targetColumn } = findManyToMany(resource, name)!.spec;
-    const member = 'userAmong' in rule ? isUser(subject, `j.${q(targetColumn)}`) : inGroups(subject, `j.${q(targetColumn)}`);
-    return frag(`exists (select 1 from ${q(table)} j where j.${q(sourceColumn)} = ${alias}.id and ${member.sql})`, member.bindings);
+    const j = `j${depth}`;
+    const member = 'userAmong' in rule ? isUser(subject, `${j}.${q(targetColumn)}`) : inGroups(subject, `${j}.${q(targetColumn)}`);
+    return exists(`${q(table)} ${j}`, `${j}.${q(sourceColumn)} = ${alias}.id`, member);
+  }
+  const next = `a${depth + 1}`;
+  if ('among' in rule) {
+    const m = findManyToMany(resource, rule.among)!;
+    const { table, sourceColumn, targetColumn } = m.spec;
+    const j = `j${depth}`;
+    const cond = onRecord(m.target, rule.rule, subject, next, depth + 1);
+    return exists(`${q(table)} ${j} join ${q(m.target.table)} ${next} on ${next}.id = ${j}.${q(targetColumn)}`, `${j}.${q(sourceColumn)} = ${alias}.id`, cond);
+  }
+  if ('referencedBy' in rule) {
+    const { resource: source, fk } = resource.referencedBy.find((r) => r.resource.key === rule.referencedBy && r.fk.name === rule.by)!;
+    return exists(`${q(source.table)} ${next}`, `${col(next, fk.column)} = ${alias}.id`, onRecord(source, rule.rule, subject, next, depth + 1));
   }
   const fk = findForeignKey(resource, rule.via)!;
-  const inner = fk.target.access[rule.action];
+  const inner = 'rule' in rule ? rule.rule : fk.target.access[rule.action];
   if (!inner) return frag(`${col(alias, fk.column)} is not null`);
-  const parent = `a${depth + 1}`;
-  const cond = compile(fk.target, inner, subject, parent, depth + 1);
-  return frag(`exists (select 1 from ${q(fk.target.table)} ${parent} where ${parent}.id = ${col(alias, fk.column)} and ${cond.sql})`, cond.bindings);
+  return exists(`${q(fk.target.table)} ${next}`, `${next}.id = ${col(alias, fk.column)}`, onRecord(fk.target, inner, subject, next, depth + 1));
 }
 
 /** The predicate a row aliased `alias` must pass for `subject`; null when the resource has no such rule. */
 export function subjectPredicate(resource: Resource, action: AccessAction, subject: Subject, alias: string): Fragment | null {
   const rule = resource.access[action];
-  return rule ? compile(resource, rule, subject, alias, 0) : null;
+  return rule ? onRecord(resource, rule, subject, alias, 0) : null;
 }
 
 /** The predicate a row aliased `alias` must pass for `user` to see (`view`) or change it. */

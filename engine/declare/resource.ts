@@ -8,13 +8,18 @@ import type { RelationSpec } from './relations.js';
 
 /**
  * Object-access rules, compiled to SQL predicates over the record's row. Superusers pass all.
- * Keys name the resource's own fields and relations.
+ * Keys name the resource's own fields and relations; an inline `rule` reached through a relation
+ * names the keys of the resource at the other end.
  */
 export type AccessRule<K extends string = string> =
   | { readonly any: readonly AccessRule<K>[] }
   | { readonly all: readonly AccessRule<K>[] }
-  /** The field's value is one of these. */
-  | { readonly field: K; readonly in: readonly string[] }
+  /** The field's value (an enum, state or boolean field) is one of these. */
+  | { readonly field: K; readonly in: readonly (string | boolean)[] }
+  /** This foreign key (or nullable field) is empty. */
+  | { readonly unset: K }
+  /** Today lies within the period of these two date (or date-time) fields; an empty bound is open. */
+  | { readonly current: { readonly start: K; readonly end: K } }
   /** This foreign key to `user` is the caller. */
   | { readonly userIs: K }
   /** This many-to-many to `user` contains the caller. */
@@ -22,13 +27,26 @@ export type AccessRule<K extends string = string> =
   /** This many-to-many to `customgroup` contains one of the caller's groups. */
   | { readonly groupAmong: K }
   /** The record this foreign key points at passes its resource's rule for `action`. */
-  | { readonly via: K; readonly action: 'view' | 'change' };
+  | { readonly via: K; readonly action: 'view' | 'change' }
+  /** The record this foreign key points at passes `rule`. */
+  | { readonly via: K; readonly rule: AccessRule }
+  /** Some record linked through this many-to-many passes `rule`. */
+  | { readonly among: K; readonly rule: AccessRule }
+  /** Some record of resource `referencedBy` whose foreign key `by` points at this record passes `rule`. */
+  | { readonly referencedBy: string; readonly by: string; readonly rule: AccessRule };
 
 export interface ObjectAccess<K extends string = string> {
   /** Who sees a record beyond superusers; others get 404 and never find it in a list. */
   readonly view?: AccessRule<K>;
   /** Who may change or delete a record they can see; others get 403. */
   readonly change?: AccessRule<K>;
+  /**
+   * While the boolean field `when` is true and the tree foreign key `parent` is set, the record takes
+   * its access from its parent, up the tree: every rule evaluated on this resource (its own, and
+   * those other resources apply to it through a relation) is evaluated on the nearest ancestor-or-self
+   * that does not inherit. Its own values of the fields the rules read are then ignored.
+   */
+  readonly inherit?: { readonly parent: K; readonly when: K };
 }
 
 /** Cross-field rules checked on every write, inside its transaction. */

@@ -1,5 +1,5 @@
 /** Turns declarations into linked resources and checks them, naming the resource and the fix. */
-import type { FieldSpec, ResourceDeclaration, AccessRule, RelationSpec, BatchDeclaration } from '../declare/index.js';
+import type { FieldSpec, ResourceDeclaration, RelationSpec, BatchDeclaration } from '../declare/index.js';
 import {
   ACTIONS,
   type Batch,
@@ -10,10 +10,10 @@ import {
   type Resource,
   findField,
   findForeignKey,
-  findManyToMany,
   PRINCIPALS,
 } from './resource.js';
 import { answerSources } from './answers-rule.js';
+import { checkAccess, checkAccessCycles } from './access-check.js';
 import { canHoldRights } from '../access/privileges.js';
 import { typeOf } from '../fields/index.js';
 import { MAX_LIST_ITEMS } from '../crud/body-schema.js';
@@ -107,34 +107,6 @@ function link(resource: Resource, byKey: Map<string, Resource>): void {
   }
 }
 
-function checkAccessRule(resource: Resource, rule: AccessRule): void {
-  const fail = (msg: string) => {
-    throw new DeclarationError(resource.key, `access rule: ${msg}`);
-  };
-  if ('any' in rule) return rule.any.forEach((r) => checkAccessRule(resource, r));
-  if ('all' in rule) return rule.all.forEach((r) => checkAccessRule(resource, r));
-  if ('field' in rule) {
-    const f = findField(resource, rule.field);
-    if (!f?.column) fail(`"${rule.field}" is not a stored field.`);
-    return;
-  }
-  if ('userIs' in rule) {
-    if (rule.userIs !== 'created_by' && findForeignKey(resource, rule.userIs)?.target.key !== PRINCIPALS.user) fail(`"${rule.userIs}" is not a foreign key to user.`);
-    return;
-  }
-  if ('userAmong' in rule) {
-    if (findManyToMany(resource, rule.userAmong)?.target.key !== PRINCIPALS.user) fail(`"${rule.userAmong}" is not a many-to-many to user.`);
-    return;
-  }
-  if ('groupAmong' in rule) {
-    if (findManyToMany(resource, rule.groupAmong)?.target.key !== PRINCIPALS.group) fail(`"${rule.groupAmong}" is not a many-to-many to customgroup.`);
-    return;
-  }
-  const fk = findForeignKey(resource, rule.via);
-  if (!fk) fail(`"${rule.via}" is not a foreign key.`);
-  else if (!fk.target.access[rule.action] && rule.action === 'view') fail(`"${fk.target.key}" has no ${rule.action} rule to follow.`);
-}
-
 function check(resource: Resource): void {
   const fail = (msg: string) => {
     throw new DeclarationError(resource.key, msg);
@@ -188,8 +160,11 @@ function check(resource: Resource): void {
   for (const o of resource.ordering) {
     if (!findField(resource, o.replace(/^-/, ''))?.orderable) fail(`ordering names "${o}", which is not an orderable field.`);
   }
-  if (resource.access.view) checkAccessRule(resource, resource.access.view);
-  if (resource.access.change) checkAccessRule(resource, resource.access.change);
+  try {
+    checkAccess(resource);
+  } catch (err) {
+    fail(`access rule ${(err as Error).message}`);
+  }
 }
 
 export function compileDeclarations(declarations: readonly ResourceDeclaration[]): Resource[] {
@@ -204,6 +179,13 @@ export function compileDeclarations(declarations: readonly ResourceDeclaration[]
   }
   for (const r of resources) link(r, byKey);
   for (const r of resources) check(r);
+  for (const r of resources) {
+    try {
+      checkAccessCycles(r);
+    } catch (err) {
+      throw new DeclarationError(r.key, `access rule ${(err as Error).message}`);
+    }
+  }
   return resources;
 }
 

@@ -1,5 +1,5 @@
 /** The compiled form of a declaration: names resolved, relations linked, defaults applied. */
-import type { FieldSpec, ForeignKey, ManyToMany, ResourceDeclaration, AccessRule, RecordRule, BatchDeclaration } from '../declare/index.js';
+import type { FieldSpec, ForeignKey, ManyToMany, ResourceDeclaration, ObjectAccess, RecordRule, BatchDeclaration } from '../declare/index.js';
 
 export type Action = 'view' | 'add' | 'change' | 'delete';
 export const ACTIONS: readonly Action[] = ['view', 'add', 'change', 'delete'];
@@ -55,7 +55,7 @@ export interface Resource {
   foreignKeys: ForeignKeyRef[];
   manyToMany: ManyToManyRef[];
   ordering: string[];
-  access: { view?: AccessRule; change?: AccessRule };
+  access: ObjectAccess;
   rules: readonly RecordRule[];
   /** Foreign keys of other resources (or this one) that point here. */
   referencedBy: { resource: Resource; fk: ForeignKeyRef }[];
