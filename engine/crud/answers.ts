@@ -1,10 +1,13 @@
 /**
  * Answers checked against the questions of the record's parent (the `answers` record rule): every
  * key is the id of one of those questions, every value fits its question's kind, and, when asked
- * to, every required question is answered. Returns the messages; the caller files them.
+ * to, every required question is answered. Questions the writer cannot see (the questions'
+ * view rule) are not asked of them: their answers stay as they were, and they are not required.
+ * Returns the messages; the caller files them.
  */
 import type { Knex } from 'knex';
 import type { AnswerSources } from '../registry/answers-rule.js';
+import type { Fragment } from '../storage/sql.js';
 import { isCalendarDate } from '../fields/values.js';
 
 interface Question {
@@ -12,6 +15,7 @@ interface Question {
   kind: string;
   required: boolean;
   multiple: boolean;
+  visible: boolean;
   choices: Set<unknown>;
 }
 
@@ -29,12 +33,18 @@ export const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.s
 
 const unanswered = (v: unknown): boolean => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
 
-/** The parent's questions by id (as JSON keys are), each with the ids of its choices. */
-async function questionsOf(trx: Knex.Transaction, s: AnswerSources, parentId: unknown): Promise<Map<string, Question>> {
-  const rows = (await trx(s.questions.table)
-    .where(s.question.column, parentId as number)
-    .orderBy('id')
-    .select('id', `${s.type.column!} as kind`, `${s.required.column!} as required`, ...(s.multiple ? [`${s.multiple.column!} as multiple`] : []))) as Question[];
+/** The parent's questions by id (as JSON keys are), each with the ids of its choices and whether `visible` (a predicate on alias `t`) holds. */
+async function questionsOf(trx: Knex.Transaction, s: AnswerSources, parentId: unknown, visible: Fragment | null): Promise<Map<string, Question>> {
+  const rows = (await trx(`${s.questions.table} as t`)
+    .where(`t.${s.question.column}`, parentId as number)
+    .orderBy('t.id')
+    .select(
+      't.id',
+      `t.${s.type.column!} as kind`,
+      `t.${s.required.column!} as required`,
+      ...(s.multiple ? [`t.${s.multiple.column!} as multiple`] : []),
+      trx.raw(`(${visible?.sql ?? 'true'}) as visible`, (visible?.bindings ?? []) as Knex.RawBinding[]),
+    )) as Question[];
   const questions = new Map(rows.map((r) => [String(r.id), { ...r, multiple: r.multiple === true, choices: new Set<unknown>() }]));
   if (rows.length) {
     const choices = (await trx(s.choices.table).whereIn(s.choice.column, rows.map((r) => r.id)).select('id', `${s.choice.column} as question`)) as { id: number; question: number }[];
@@ -43,18 +53,31 @@ async function questionsOf(trx: Knex.Transaction, s: AnswerSources, parentId: un
   return questions;
 }
 
-export async function answerErrors(trx: Knex.Transaction, s: AnswerSources, answers: Record<string, unknown>, parentId: unknown, complete: boolean): Promise<string[]> {
-  const questions = await questionsOf(trx, s, parentId);
+export interface AnswersToCheck {
+  answers: Record<string, unknown>;
+  /** The answers stored before this write (empty on create). */
+  before: Record<string, unknown>;
+  parentId: unknown;
+  /** Whether every required question must be answered. */
+  complete: boolean;
+  /** Which questions the writer sees (on alias `t`); null: all. */
+  visible: Fragment | null;
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+export async function answerErrors(trx: Knex.Transaction, s: AnswerSources, { answers, before, parentId, complete, visible }: AnswersToCheck): Promise<string[]> {
+  const questions = await questionsOf(trx, s, parentId, visible);
   const noun = s.questions.name;
   const Noun = capitalise(noun);
   const messages: string[] = [];
   for (const [key, value] of Object.entries(answers)) {
     const q = questions.get(key);
-    if (!q) messages.push(`${Noun} ${key} does not belong to ${s.parent.name} ${String(parentId)}.`);
+    if (!q || (!q.visible && !same(value, before[key]))) messages.push(`${Noun} ${key} does not belong to ${s.parent.name} ${String(parentId)}.`);
     else if (!unanswered(value) && !KINDS[q.kind]!.fits(value, q)) messages.push(`Answer to ${noun} ${key} must be ${KINDS[q.kind]!.expected(q)}.`);
   }
   if (complete) {
-    for (const q of questions.values()) if (q.required && unanswered(answers[String(q.id)])) messages.push(`${Noun} ${q.id} must be answered.`);
+    for (const q of questions.values()) if (q.required && q.visible && unanswered(answers[String(q.id)])) messages.push(`${Noun} ${q.id} must be answered.`);
   }
   return messages;
 }

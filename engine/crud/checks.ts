@@ -172,7 +172,9 @@ async function checkAnswers(c: CheckContext, resource: Resource, rule: RuleOf<'a
     complete = !rule.exceptIn.states.includes(state as string);
   }
   const answers = (nextValue(c, values, rule.field, rule.field) ?? {}) as Record<string, unknown>;
-  for (const message of await answerErrors(c.trx, s, answers, parent, complete)) c.errors.add(rule.field, message);
+  const before = (c.existing?.[rule.field] ?? {}) as Record<string, unknown>;
+  const visible = accessPredicate(s.questions, 'view', c.user, 't');
+  for (const message of await answerErrors(c.trx, s, { answers, before, parentId: parent, complete, visible })) c.errors.add(rule.field, message);
 }
 
 export async function checkRules(c: CheckContext, resource: Resource, values: Values): Promise<void> {
