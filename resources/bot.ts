@@ -1,12 +1,8 @@
 /** Bot module (AI assistant): language models, chat spaces, chats, chat entries and context checks. */
 import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
 
-const visibility = () =>
-  field.enum({
-    values: ['normal', 'protected'],
-    default: 'normal',
-    description: 'normal: every user with the view permission; protected: admins, members or contributors only.',
-  });
+const visibility = (protectedFor: string) =>
+  field.enum({ values: ['normal', 'protected'], default: 'normal', description: `normal: every user with the view permission; protected: ${protectedFor} only.` });
 
 export const aimodel = defineResource({
   module: 'bot',
@@ -29,11 +25,11 @@ export const chatspace = defineResource({
   name: 'chatspace',
   table: 'bot_chatspace',
   title: 'Chat space',
-  description: 'A shared space grouping chats, with its own admins, members and defaults.',
+  description: 'A shared space grouping chats, with its own admins, members and defaults. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the chat space.' }),
     description: field.text({ allowBlank: true, search: true, description: 'Purpose of the chat space (markdown).' }),
-    visibility: visibility(),
+    visibility: visibility('its admins, its creator and its members'),
   },
   relations: {
     default_model: fk('bot/aimodel', { onDelete: 'set null', description: 'Model preselected for new chats in the space.' }),
@@ -53,6 +49,10 @@ export const chatspace = defineResource({
       description: 'Users who work in the space.',
     }),
   },
+  access: {
+    view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'members' }] },
+    change: { any: [{ userAmong: 'admins' }, { userIs: 'created_by' }] },
+  },
 });
 
 export const chat = defineResource({
@@ -60,13 +60,15 @@ export const chat = defineResource({
   name: 'chat',
   table: 'bot_chat',
   title: 'Chat',
-  description: 'A conversation with an AI model, or a template (with a system role) for new conversations.',
+  description:
+    'A conversation with an AI model, or a template (with a system role) for new conversations. A normal chat is visible to who sees its space ' +
+    "(to all without one). Changing or deleting it needs being its creator or an admin or the creator of its space.",
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the chat.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What the chat is about (markdown).' }),
     temperature: field.decimal({ digits: 3, decimals: 2, minimum: 0, maximum: 2, default: '1.00', description: 'Sampling temperature 0.00–2.00; higher answers are more varied.' }),
     web_search: field.boolean({ default: false, description: 'Whether the model may search the web (search-capable models only).' }),
-    visibility: visibility(),
+    visibility: visibility("its creator, its contributors, and the admins, creator and members of its space"),
     is_template: field.boolean({ default: false, description: 'Whether the chat is a template for new chats.' }),
     system_role: field.text({ allowBlank: true, description: 'Instructions given to the model before the conversation (templates).' }),
     archived: field.boolean({ default: false, description: 'Archived chats are kept but hidden.' }),
@@ -82,6 +84,17 @@ export const chat = defineResource({
       description: 'Users who share the chat.',
     }),
   },
+  access: {
+    view: {
+      any: [
+        { all: [{ field: 'visibility', in: ['normal'] }, { any: [{ unset: 'chatspace' }, { via: 'chatspace', action: 'view' }] }] },
+        { userIs: 'created_by' },
+        { userAmong: 'contributors' },
+        { via: 'chatspace', rule: { any: [{ userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'members' }] } },
+      ],
+    },
+    change: { any: [{ userIs: 'created_by' }, { via: 'chatspace', action: 'change' }] },
+  },
 });
 
 export const entry = defineResource({
@@ -89,7 +102,7 @@ export const entry = defineResource({
   name: 'entry',
   table: 'bot_entry',
   title: 'Entry (chat message)',
-  description: 'One message of a chat: a question, an answer or a system instruction.',
+  description: 'One message of a chat: a question, an answer or a system instruction; visible to who sees the chat.',
   fields: {
     role: field.enum({
       values: ['user', 'assistant', 'system'],
@@ -103,6 +116,7 @@ export const entry = defineResource({
     chat: fk('bot/chat', { required: true, onDelete: 'cascade', description: 'Chat the entry is part of.' }),
     aimodel: fk('bot/aimodel', { onDelete: 'set null', description: 'Model that produced the answer (may differ per entry).' }),
   },
+  access: { view: { via: 'chat', action: 'view' } },
 });
 
 export const contextCheck = defineResource({
@@ -110,7 +124,7 @@ export const contextCheck = defineResource({
   name: 'context_check',
   table: 'bot_context_check',
   title: 'Context check',
-  description: 'A check whether a context (prompt and documents) fits the context window of a model.',
+  description: 'A check whether a context (prompt and documents) fits the context window of a model; visible to who sees its chat (to all without one).',
   fields: {
     content: field.text({ required: true, maxLength: 100_000, description: 'The context text that was checked.' }),
     token_count: field.integer({ minimum: 0, description: 'Number of tokens the context needs.' }),
@@ -121,6 +135,7 @@ export const contextCheck = defineResource({
     aimodel: fk('bot/aimodel', { required: true, onDelete: 'cascade', description: 'Model whose context window was checked.' }),
     chat: fk('bot/chat', { onDelete: 'cascade', description: 'Chat the check was made for.' }),
   },
+  access: { view: { any: [{ unset: 'chat' }, { via: 'chat', action: 'view' }] } },
 });
 
 export default [aimodel, chatspace, chat, entry, contextCheck];

@@ -17,7 +17,11 @@ export const folder = defineResource({
       default: 'normal',
       description: 'normal: every user with the view permission; protected: admins, team members and the creator only.',
     }),
-    inherit_permissions: field.boolean({ default: false, description: "Whether admins, team and visibility are copied from the parent folder." }),
+    inherit_permissions: field.boolean({
+      default: false,
+      description:
+        "Take visibility, admins, creator and team from the parent folder (up the tree, while folders inherit); the folder's own are then ignored.",
+    }),
     archived: field.boolean({ default: false, description: 'Archived folders are kept but hidden from daily work.' }),
   },
   relations: {
@@ -39,6 +43,7 @@ export const folder = defineResource({
     }),
   },
   access: {
+    inherit: { parent: 'parent', when: 'inherit_permissions' },
     view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'admins' }, { userAmong: 'members' }, { userIs: 'created_by' }] },
     change: { any: [{ userAmong: 'admins' }, { userIs: 'created_by' }] },
   },

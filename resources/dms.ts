@@ -1,21 +1,29 @@
 /** DMS module (document management): a folder tree, document types, and documents with an approval workflow. */
 import { defineBatch, defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { orgunitMember } from './organisation.js';
 
 export const folder = defineResource({
   module: 'dms',
   name: 'folder',
   table: 'dms_folder',
   title: 'Folder (Ordner)',
-  description: 'A folder of the document tree; it carries default roles and permissions for its documents.',
+  description:
+    'A folder of the document tree; it carries default roles for its documents and decides who sees them. ' +
+    'Changing or deleting a folder needs being one of its admins or its creator.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What the folder holds (markdown).' }),
     visibility: field.enum({
       values: ['normal', 'protected'],
       default: 'normal',
-      description: 'normal: everyone with the view permission; protected: admins, team members and org-unit members only.',
+      description:
+        'normal: everyone with the view permission; protected: its admins, its creator, its team members and the current members of its org units only.',
     }),
-    inherit_permissions: field.boolean({ default: false, description: 'Take admins, team, visibility and org units from the parent folder.' }),
+    inherit_permissions: field.boolean({
+      default: false,
+      description:
+        "Take visibility, admins, creator, team and org units from the parent folder (up the tree, while folders inherit); the folder's own are then ignored.",
+    }),
     archived: field.boolean({ default: false, description: 'Archived folders are kept but hidden from daily work.' }),
   },
   relations: {
@@ -29,7 +37,7 @@ export const folder = defineResource({
       table: 'dms_folder_admins',
       sourceColumn: 'folder_id',
       targetColumn: 'user_id',
-      description: 'Users who administer the folder.',
+      description: 'Users who administer the folder: they see it and change it and the documents in it.',
     }),
     team_members: m2m('user', {
       writeName: 'team_member_ids',
@@ -43,8 +51,22 @@ export const folder = defineResource({
       table: 'dms_folder_orgunits',
       sourceColumn: 'folder_id',
       targetColumn: 'orgunit_id',
-      description: 'Organisational units whose members see a protected folder.',
+      description: 'Organisational units whose current members (main unit or current membership) see a protected folder.',
     }),
+  },
+  access: {
+    inherit: { parent: 'parent', when: 'inherit_permissions' },
+    view: {
+      any: [
+        { field: 'visibility', in: ['normal'] },
+        { userAmong: 'admins' },
+        { userIs: 'created_by' },
+        { userAmong: 'team_members' },
+        { among: 'orgunits', rule: orgunitMember },
+      ],
+    },
+    // the creator stays an admin, as for contract folders and team spaces
+    change: { any: [{ userAmong: 'admins' }, { userIs: 'created_by' }] },
   },
 });
 
@@ -66,7 +88,9 @@ export const document = defineResource({
   name: 'document',
   table: 'dms_document',
   title: 'Document (Dokument)',
-  description: 'A managed document in a folder, moving through the review and approval workflow.',
+  description:
+    'A managed document in a folder, moving through the review and approval workflow. Visible to who sees its folder; ' +
+    "in a protected folder, changed only by the folder's admins and creator and the document's owner and creator.",
   fields: {
     code: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Document ID, e.g. `AA-001`.' }),
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Title of the document.' }),
@@ -122,6 +146,17 @@ export const document = defineResource({
       targetColumn: 'related_document_id',
       description: 'Documents that also apply (mitgeltende Dokumente).',
     }),
+  },
+  access: {
+    view: { via: 'folder', action: 'view' },
+    change: {
+      any: [
+        { via: 'folder', rule: { field: 'visibility', in: ['normal'] } },
+        { via: 'folder', action: 'change' },
+        { userIs: 'owner' },
+        { userIs: 'created_by' },
+      ],
+    },
   },
   rules: [{ kind: 'order', earlier: 'valid_from', later: 'valid_to' }],
 });

@@ -6,16 +6,22 @@ export const folder = defineResource({
   name: 'folder',
   table: 'forms_folder',
   title: 'Form folder',
-  description: 'A folder of form templates, organised as a tree; it decides who may use its templates.',
+  description:
+    'A folder of form templates, organised as a tree; it decides who sees and uses its templates. ' +
+    'Changing or deleting it needs being one of its admins or its creator.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What the folder contains (markdown).' }),
     visibility: field.enum({
       values: ['public', 'protected', 'private'],
       default: 'public',
-      description: 'public: meant for all form users; protected: admins and team; private: admins only.',
+      description: 'public: every user with the view permission; protected: its admins, its creator and its team members only; private: its admins and its creator only.',
     }),
-    inherit_permissions: field.boolean({ default: false, description: 'Whether admins, team and visibility are taken over from the parent folder.' }),
+    inherit_permissions: field.boolean({
+      default: false,
+      description:
+        "Take visibility, admins, creator and team from the parent folder (up the tree, while folders inherit); the folder's own are then ignored.",
+    }),
   },
   relations: {
     // cascade: a folder's subtree goes with it; templates inside protect it from being deleted
@@ -35,6 +41,18 @@ export const folder = defineResource({
       description: 'Users who may use the templates of a protected folder.',
     }),
   },
+  access: {
+    inherit: { parent: 'parent', when: 'inherit_permissions' },
+    view: {
+      any: [
+        { field: 'visibility', in: ['public'] },
+        { userAmong: 'admins' },
+        { userIs: 'created_by' },
+        { all: [{ field: 'visibility', in: ['protected'] }, { userAmong: 'team_members' }] },
+      ],
+    },
+    change: { any: [{ userAmong: 'admins' }, { userIs: 'created_by' }] },
+  },
 });
 
 export const template = defineResource({
@@ -42,7 +60,9 @@ export const template = defineResource({
   name: 'template',
   table: 'forms_template',
   title: 'Form template (Formularvorlage)',
-  description: 'The design of a form: its mode, settings, sections and questions.',
+  description:
+    'The design of a form: its mode, settings, sections and questions. Visible to who sees its folder; outside public folders ' +
+    "changed only by the folder's admins and creator and the template's creator, who are its admins.",
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the template.' }),
     description: field.text({ allowBlank: true, search: true, description: 'Introduction shown above the form (markdown).' }),
@@ -69,6 +89,10 @@ export const template = defineResource({
       description: 'Shared labels of the template.',
     }),
   },
+  access: {
+    view: { via: 'folder', action: 'view' },
+    change: { any: [{ via: 'folder', rule: { field: 'visibility', in: ['public'] } }, { via: 'folder', action: 'change' }, { userIs: 'created_by' }] },
+  },
 });
 
 export const section = defineResource({
@@ -76,7 +100,7 @@ export const section = defineResource({
   name: 'section',
   table: 'forms_section',
   title: 'Form section',
-  description: 'A titled group of questions within a template.',
+  description: 'A titled group of questions within a template; seen and changed by who may see and change the template.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Heading of the section.' }),
     description: field.text({ allowBlank: true, search: true, description: 'Text shown below the heading (markdown).' }),
@@ -85,6 +109,7 @@ export const section = defineResource({
   relations: {
     template: fk('forms/template', { required: true, onDelete: 'cascade', description: 'Template the section belongs to.' }),
   },
+  access: { view: { via: 'template', action: 'view' }, change: { via: 'template', action: 'change' } },
 });
 
 export const question = defineResource({
@@ -92,7 +117,7 @@ export const question = defineResource({
   name: 'question',
   table: 'forms_question',
   title: 'Form question',
-  description: 'A question of a template, optionally placed in one of its sections.',
+  description: 'A question of a template, optionally placed in one of its sections; seen and changed by who may see and change the template.',
   fields: {
     text: field.text({ required: true, search: true, description: 'The question as shown to the person filling in the form (markdown).' }),
     help_text: field.text({ allowBlank: true, search: true, description: 'Hint shown below the question.' }),
@@ -103,7 +128,12 @@ export const question = defineResource({
     }),
     multiple: field.boolean({ default: false, description: 'For choice questions: whether several choices may be picked.' }),
     required: field.boolean({ default: false, description: 'Whether the question must be answered before submitting.' }),
-    admin_only: field.boolean({ default: false, description: 'Whether only template admins see and answer the question.' }),
+    admin_only: field.boolean({
+      default: false,
+      description:
+        "Whether only the template's admins (the folder's admins and creator, the template's creator) see the question and may set or change its answer; " +
+        'others are not asked for it even when it is required. Answers given are served with the form.',
+    }),
     order: field.integer({ minimum: 0, default: 0, description: 'Position of the question within its template or section, ascending.' }),
     points: field.integer({ minimum: 0, description: 'Points a correct answer earns in a test or quiz.' }),
   },
@@ -112,6 +142,15 @@ export const question = defineResource({
     // set null: removing a section keeps its questions in the template
     section: fk('forms/section', { onDelete: 'set null', description: 'Section the question is shown in (a section of the same template); null for none.' }),
   },
+  access: {
+    view: {
+      all: [
+        { via: 'template', action: 'view' },
+        { any: [{ field: 'admin_only', in: [false] }, { via: 'template', rule: { any: [{ userIs: 'created_by' }, { via: 'folder', action: 'change' }] } }] },
+      ],
+    },
+    change: { via: 'template', action: 'change' },
+  },
 });
 
 export const choice = defineResource({
@@ -119,7 +158,7 @@ export const choice = defineResource({
   name: 'choice',
   table: 'forms_choice',
   title: 'Answer choice',
-  description: 'One option of a choice question.',
+  description: 'One option of a choice question; seen and changed by who may see and change the question.',
   fields: {
     label: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Text shown for the option.' }),
     value: field.string({ maxLength: 255, required: true, description: 'Value stored in the answers when the option is picked.' }),
@@ -129,6 +168,7 @@ export const choice = defineResource({
   relations: {
     question: fk('forms/question', { required: true, onDelete: 'cascade', description: 'Question the option belongs to.' }),
   },
+  access: { view: { via: 'question', action: 'view' }, change: { via: 'question', action: 'change' } },
 });
 
 /** Answers keyed by question id; a choice question answers with a choice id, or a list of them when `multiple`. */
@@ -152,7 +192,7 @@ export const form = defineResource({
   name: 'form',
   table: 'forms_form',
   title: 'Filled-in form (Formular)',
-  description: 'A form filled in from a template: its answers and where it stands.',
+  description: 'A form filled in from a template: its answers and where it stands. Visible to who sees the template.',
   fields: {
     answers: field.json({ schema: ANSWERS_SCHEMA, default: {}, description: "Answers keyed by ids of the template's questions: a string, a number, a date `YYYY-MM-DD`, or the id of one of the question's choices (a list of ids when the question allows several). Required questions must be answered unless the form is a draft." }),
     progress: field.integer({ minimum: 0, maximum: 100, default: 0, description: 'Percent of the required questions answered.' }),
@@ -184,6 +224,7 @@ export const form = defineResource({
       exceptIn: { field: 'state', states: ['draft'] },
     },
   ],
+  access: { view: { via: 'template', action: 'view' } },
 });
 
 export default [folder, template, section, question, choice, form];

@@ -8,14 +8,14 @@ export const folder = defineResource({
   name: 'folder',
   table: 'kpi_folder',
   title: 'KPI folder',
-  description: 'A folder grouping KPIs, with its own admins and team.',
+  description: 'A folder grouping KPIs, with its own admins and team. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What the folder contains (markdown).' }),
     visibility: field.enum({
       values: ['normal', 'protected'],
       default: 'normal',
-      description: 'normal: meant for every user with the view permission; protected: meant for admins and team only.',
+      description: 'normal: every user with the view permission; protected: its admins, its creator and its team members only.',
     }),
   },
   relations: {
@@ -34,6 +34,10 @@ export const folder = defineResource({
       description: 'Users who may read the folder and its KPIs.',
     }),
   },
+  access: {
+    view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'team_members' }] },
+    change: { any: [{ userAmong: 'admins' }, { userIs: 'created_by' }] },
+  },
 });
 
 export const kpi = defineResource({
@@ -41,7 +45,9 @@ export const kpi = defineResource({
   name: 'kpi',
   table: 'kpi_kpi',
   title: 'KPI (Kennzahl)',
-  description: 'A key performance indicator with a unit, a target value and the direction in which it improves.',
+  description:
+    'A key performance indicator with a unit, a target value and the direction in which it improves. Visible to who sees its folder ' +
+    "(to all without one); in a protected folder changed only by the folder's admins and creator and the KPI's owner and creator.",
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the KPI.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What the KPI measures and how (markdown).' }),
@@ -72,6 +78,18 @@ export const kpi = defineResource({
       description: 'Processes the KPI measures.',
     }),
   },
+  access: {
+    view: { any: [{ unset: 'folder' }, { via: 'folder', action: 'view' }] },
+    change: {
+      any: [
+        { unset: 'folder' },
+        { via: 'folder', rule: { field: 'visibility', in: ['normal'] } },
+        { via: 'folder', action: 'change' },
+        { userIs: 'owner' },
+        { userIs: 'created_by' },
+      ],
+    },
+  },
 });
 
 export const measurement = defineResource({
@@ -79,7 +97,7 @@ export const measurement = defineResource({
   name: 'measurement',
   table: 'kpi_measurement',
   title: 'Measurement (Messung)',
-  description: 'One measured value of a KPI on a date.',
+  description: 'One measured value of a KPI on a date; seen and changed by who may see and change the KPI.',
   fields: {
     date: field.date({ required: true, description: 'Date the value was measured.' }),
     value: field.decimal({ digits: 18, decimals: 4, required: true, description: 'Measured value, in the unit of the KPI.' }),
@@ -94,6 +112,7 @@ export const measurement = defineResource({
   relations: {
     kpi: fk('kpi/kpi', { required: true, onDelete: 'cascade', description: 'KPI the value belongs to; deleting the KPI deletes its measurements.' }),
   },
+  access: { view: { via: 'kpi', action: 'view' }, change: { via: 'kpi', action: 'change' } },
 });
 
 export default [folder, kpi, measurement];

@@ -13,7 +13,9 @@ export const system = defineResource({
   name: 'system',
   table: 'okr_system',
   title: 'Objective system (Zielsystem)',
-  description: 'A system of objectives (OKR or management review) with its vision, mission and strategy.',
+  description:
+    'A system of objectives (OKR or management review) with its vision, mission and strategy. ' +
+    'Changing or deleting it needs being one of its owners or its creator.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the system.' }),
     type: field.enum({
@@ -28,7 +30,7 @@ export const system = defineResource({
     visibility: field.enum({
       values: ['normal', 'protected'],
       default: 'normal',
-      description: 'normal: meant for every user with the view permission; protected: meant for the owners only.',
+      description: 'normal: every user with the view permission; protected: its owners and its creator only, with its periods, objectives, results and updates.',
     }),
   },
   relations: {
@@ -40,6 +42,10 @@ export const system = defineResource({
       description: 'Users responsible for the system.',
     }),
   },
+  access: {
+    view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'owners' }, { userIs: 'created_by' }] },
+    change: { any: [{ userAmong: 'owners' }, { userIs: 'created_by' }] },
+  },
 });
 
 export const period = defineResource({
@@ -47,7 +53,7 @@ export const period = defineResource({
   name: 'period',
   table: 'okr_period',
   title: 'Period (Periode)',
-  description: 'A time span of a system in which objectives are pursued.',
+  description: 'A time span of a system in which objectives are pursued; visible to who sees the system.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the period, e.g. `2027 Q1`.' }),
     description: field.text({ allowBlank: true, search: true, description: 'Focus of the period (markdown).' }),
@@ -64,6 +70,7 @@ export const period = defineResource({
   relations: {
     system: fk('okr/system', { required: true, onDelete: 'cascade', description: 'System the period belongs to; deleting the system deletes its periods.' }),
   },
+  access: { view: { via: 'system', action: 'view' } },
   rules: [{ kind: 'order', earlier: 'start', later: 'end' }],
 });
 
@@ -72,7 +79,7 @@ export const objective = defineResource({
   name: 'objective',
   table: 'okr_objective',
   title: 'Objective (Ziel)',
-  description: 'A qualitative goal of a period, measured by its key results.',
+  description: 'A qualitative goal of a period, measured by its key results; visible to who sees the period.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'The objective in one sentence.' }),
     description: field.text({ allowBlank: true, search: true, description: 'Why the objective matters (markdown).' }),
@@ -109,6 +116,7 @@ export const objective = defineResource({
       description: 'KPIs related to the objective.',
     }),
   },
+  access: { view: { via: 'period', action: 'view' } },
 });
 
 export const result = defineResource({
@@ -116,7 +124,7 @@ export const result = defineResource({
   name: 'result',
   table: 'okr_result',
   title: 'Key result (Schlüsselergebnis)',
-  description: 'A measurable result that shows progress towards an objective.',
+  description: 'A measurable result that shows progress towards an objective; visible to who sees the objective.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'The key result in one sentence.' }),
     description: field.text({ allowBlank: true, search: true, description: 'How the result is measured (markdown).' }),
@@ -145,6 +153,7 @@ export const result = defineResource({
       description: 'Users responsible for the result.',
     }),
   },
+  access: { view: { via: 'objective', action: 'view' } },
 });
 
 export const update = defineResource({
@@ -152,7 +161,7 @@ export const update = defineResource({
   name: 'update',
   table: 'okr_update',
   title: 'Progress update',
-  description: 'A dated progress report on a key result.',
+  description: 'A dated progress report on a key result; visible to who sees the result.',
   fields: {
     date: field.date({ required: true, description: 'Date of the report.' }),
     value: field.decimal({ digits: 18, decimals: 4, description: "Value reached at the date, in the result's unit." }),
@@ -164,6 +173,7 @@ export const update = defineResource({
   relations: {
     result: fk('okr/result', { required: true, onDelete: 'cascade', description: 'Key result the update reports on; deleting the result deletes its updates.' }),
   },
+  access: { view: { via: 'result', action: 'view' } },
 });
 
 export default [system, period, objective, result, update];

@@ -1,5 +1,5 @@
 /** Organisation module: employees, the units and functions they work in, their employment terms and skills. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { defineResource, field, fk, m2m, type AccessRule } from '../engine/declare/index.js';
 
 export const mitarbeitende = defineResource({
   module: 'organisation',
@@ -71,7 +71,7 @@ export const orgunit = defineResource({
       table: 'organisation_orgunit_hr_admins',
       sourceColumn: 'orgunit_id',
       targetColumn: 'user_id',
-      description: "HR administrators of the unit; they also manage its members' private data.",
+      description: "HR administrators of the unit, who look after its members' employment data (a role: what they may read and change follows their permissions).",
     }),
   },
 });
@@ -185,5 +185,23 @@ export const skill = defineResource({
     }),
   },
 });
+
+/** The employee is the caller and employed today. */
+const callersEmployee: AccessRule = { all: [{ userIs: 'user' }, { current: { start: 'entry_date', end: 'exit_date' } }] };
+
+/**
+ * For access rules on an organisational unit: the caller is a member of it today, as an employee
+ * whose main unit it is or who holds a current membership in it.
+ */
+export const orgunitMember: AccessRule = {
+  any: [
+    { referencedBy: 'organisation/mitarbeitende', by: 'orgunit', rule: callersEmployee },
+    {
+      referencedBy: 'organisation/membership',
+      by: 'orgunit',
+      rule: { all: [{ current: { start: 'start', end: 'end' } }, { via: 'employee', rule: callersEmployee }] },
+    },
+  ],
+};
 
 export default [mitarbeitende, orgunit, funktionen, membership, salary, skillCategory, skill];

@@ -11,7 +11,9 @@ export const project = defineResource({
   name: 'project',
   table: 'projects_project',
   title: 'Project (Projekt)',
-  description: 'A project from planning through approval to its end, organised as a tree of sub-projects.',
+  description:
+    'A project from planning through approval to its end, organised as a tree of sub-projects. ' +
+    'Changing or deleting it needs being its lead, one of its admins or its creator.',
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Free project number (no automatic numbering).' }),
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the project.' }),
@@ -34,7 +36,8 @@ export const project = defineResource({
     classification: field.enum({
       values: ['normal', 'confidential'],
       default: 'normal',
-      description: 'normal, or confidential (visible only to lead, admins and team).',
+      description:
+        'normal: every user with the view permission; confidential: only its lead, its admins, its team members and its creator see it and its phases, milestones and tasks.',
     }),
     rating: field.enum(rating),
     start: field.date({ description: 'Planned start date.' }),
@@ -70,6 +73,18 @@ export const project = defineResource({
       description: 'Employees on the project team.',
     }),
   },
+  access: {
+    view: {
+      any: [
+        { field: 'classification', in: ['normal'] },
+        { userAmong: 'admins' },
+        { userIs: 'created_by' },
+        { via: 'lead', rule: { userIs: 'user' } },
+        { among: 'team_members', rule: { userIs: 'user' } },
+      ],
+    },
+    change: { any: [{ userAmong: 'admins' }, { userIs: 'created_by' }, { via: 'lead', rule: { userIs: 'user' } }] },
+  },
   rules: [{ kind: 'order', earlier: 'start', later: 'end' }],
 });
 
@@ -78,7 +93,7 @@ export const phase = defineResource({
   name: 'phase',
   table: 'projects_phase',
   title: 'Phase (Projektphase)',
-  description: 'A period of a project, shown as a bar in the Gantt chart.',
+  description: 'A period of a project, shown as a bar in the Gantt chart; visible to who sees the project.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the phase.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What happens in the phase (markdown).' }),
@@ -90,6 +105,7 @@ export const phase = defineResource({
     // cascade: phases are parts of their project
     project: fk('projects/project', { required: true, onDelete: 'cascade', description: 'Project the phase belongs to.' }),
   },
+  access: { view: { via: 'project', action: 'view' } },
   ordering: ['start'],
   rules: [{ kind: 'order', earlier: 'start', later: 'end' }],
 });
@@ -99,7 +115,7 @@ export const milestone = defineResource({
   name: 'milestone',
   table: 'projects_milestone',
   title: 'Milestone (Meilenstein)',
-  description: 'A point in time of a project that marks an important result.',
+  description: 'A point in time of a project that marks an important result; visible to who sees the project.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the milestone.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What the milestone stands for (markdown).' }),
@@ -111,6 +127,7 @@ export const milestone = defineResource({
     // cascade: milestones are parts of their project
     project: fk('projects/project', { required: true, onDelete: 'cascade', description: 'Project the milestone belongs to.' }),
   },
+  access: { view: { via: 'project', action: 'view' } },
   ordering: ['date'],
 });
 
@@ -119,7 +136,7 @@ export const task = defineResource({
   name: 'task',
   table: 'projects_task',
   title: 'Task (Kostenstelle)',
-  description: 'A work package of a project with its own time budget; time is booked against tasks.',
+  description: 'A work package of a project with its own time budget; time is booked against tasks. Visible as `visible_to_all` says.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the task.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What the task covers (markdown).' }),
@@ -140,7 +157,11 @@ export const task = defineResource({
     estimated_hours: field.decimal({ digits: 10, decimals: 2, minimum: 0, description: 'Estimated (budgeted) hours.' }),
     hourly_rate: field.decimal({ digits: 14, decimals: 2, minimum: 0, description: 'Hourly rate in CHF.' }),
     billable: field.boolean({ default: false, description: 'Whether hours booked on the task are billed to the customer.' }),
-    visible_to_all: field.boolean({ default: true, description: 'Whether every user sees and can book the task; otherwise only project admins and the assignee.' }),
+    visible_to_all: field.boolean({
+      default: true,
+      description:
+        'Whether every user who sees the project sees and can book the task; otherwise only who may change the project (its lead, admins and creator) and the assignee.',
+    }),
   },
   relations: {
     // cascade: tasks are parts of their project
@@ -148,6 +169,14 @@ export const task = defineResource({
     phase: fk('projects/phase', { onDelete: 'set null', description: 'Phase of the same project the task falls in.' }),
     milestone: fk('projects/milestone', { onDelete: 'set null', description: 'Milestone of the same project the task leads to.' }),
     assignee: fk('organisation/mitarbeitende', { onDelete: 'set null', description: 'Employee responsible for the task.' }),
+  },
+  access: {
+    view: {
+      all: [
+        { via: 'project', action: 'view' },
+        { any: [{ field: 'visible_to_all', in: [true] }, { via: 'project', action: 'change' }, { via: 'assignee', rule: { userIs: 'user' } }] },
+      ],
+    },
   },
 });
 

@@ -6,14 +6,14 @@ export const stream = defineResource({
   name: 'stream',
   table: 'stream_stream',
   title: 'Stream (news channel)',
-  description: 'A news channel that publishes messages and events to its readers.',
+  description: 'A news channel that publishes messages and events to its readers. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the channel.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What the channel is about (markdown).' }),
     visibility: field.enum({
       values: ['normal', 'protected'],
       default: 'normal',
-      description: 'normal: every user with the view permission; protected: admins, team members and targeted groups only.',
+      description: 'normal: every user with the view permission; protected: its admins, its creator, its team members and the members of its targeted groups only.',
     }),
     subscription_mode: field.enum({
       values: ['fixed', 'opt_in', 'mandatory_for_targeted'],
@@ -47,6 +47,12 @@ export const stream = defineResource({
       description: 'Groups the channel targets (its audience).',
     }),
   },
+  access: {
+    view: {
+      any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'team_members' }, { groupAmong: 'groups' }],
+    },
+    change: { any: [{ userAmong: 'admins' }, { userIs: 'created_by' }] },
+  },
 });
 
 export const messages = defineResource({
@@ -54,7 +60,7 @@ export const messages = defineResource({
   name: 'messages',
   table: 'stream_messages',
   title: 'Message (news post)',
-  description: 'A news post in a channel; a publication time in the future schedules it.',
+  description: 'A news post in a channel; a publication time in the future schedules it. Visible to who sees the channel.',
   fields: {
     title: field.string({ maxLength: 255, allowBlank: true, filter: true, search: true, description: 'Optional headline of the post.' }),
     text: field.text({ required: true, search: true, description: 'Body of the post (markdown; video links are embedded).' }),
@@ -67,6 +73,7 @@ export const messages = defineResource({
     // Posts are part of their channel: removing the channel removes its news.
     stream: fk('stream/stream', { required: true, onDelete: 'cascade', description: 'Channel the post is published in.' }),
   },
+  access: { view: { via: 'stream', action: 'view' } },
 });
 
 export const event = defineResource({
@@ -74,7 +81,7 @@ export const event = defineResource({
   name: 'event',
   table: 'stream_event',
   title: 'Event',
-  description: 'An event announced in a channel, with optional registration and attendance tracking.',
+  description: 'An event announced in a channel, with optional registration and attendance tracking. Visible to who sees the channel.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the event.' }),
     text: field.text({ allowBlank: true, search: true, description: 'Description of the event (markdown).' }),
@@ -89,7 +96,11 @@ export const event = defineResource({
     registration_deadline: field.datetime({ description: 'Last moment to sign up or withdraw; not after the end.' }),
     self_registration: field.boolean({ default: false, description: 'Whether readers may sign up themselves.' }),
     signature_required: field.boolean({ default: false, description: 'Whether attendance must be confirmed with a signature.' }),
-    participants_public: field.boolean({ default: true, description: 'Whether readers see the list of participants.' }),
+    participants_public: field.boolean({
+      default: true,
+      description:
+        "Whether readers see the list of participants; otherwise each sees their own participation, and only the event's admins, attendance checkers and creator and the channel's admins and creator see all.",
+    }),
     pinned: field.boolean({ default: false, description: 'Pinned events stay on top of the channel.' }),
   },
   relations: {
@@ -110,6 +121,7 @@ export const event = defineResource({
       description: 'Users who may confirm attendance.',
     }),
   },
+  access: { view: { via: 'stream', action: 'view' } },
   rules: [
     { kind: 'order', earlier: 'start', later: 'end' },
     { kind: 'order', earlier: 'registration_deadline', later: 'end' },
@@ -121,7 +133,7 @@ export const participant = defineResource({
   name: 'participant',
   table: 'stream_participant',
   title: 'Participant',
-  description: "A user's invitation to, registration for and attendance at an event.",
+  description: "A user's invitation to, registration for and attendance at an event; visible to who sees the event, as its `participants_public` says.",
   fields: {
     status: field.state({
       values: ['invited', 'accepted', 'waitlist', 'declined'],
@@ -143,6 +155,30 @@ export const participant = defineResource({
   relations: {
     event: fk('stream/event', { required: true, onDelete: 'cascade', description: 'Event the participation belongs to.' }),
     user: fk('user', { required: true, onDelete: 'cascade', description: 'User taking part.' }),
+  },
+  access: {
+    view: {
+      all: [
+        { via: 'event', action: 'view' },
+        {
+          any: [
+            { userIs: 'user' },
+            {
+              via: 'event',
+              rule: {
+                any: [
+                  { field: 'participants_public', in: [true] },
+                  { userAmong: 'admins' },
+                  { userAmong: 'attendance_checkers' },
+                  { userIs: 'created_by' },
+                  { via: 'stream', action: 'change' },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    },
   },
 });
 

@@ -55,7 +55,10 @@ export const board = defineResource({
       default: 'in_progress',
       description: 'in_progress: in use; done: finished; template: a blueprint for new boards.',
     }),
-    inherit_permissions: field.boolean({ default: true, description: "Whether the board uses the space's team rather than its own." }),
+    inherit_permissions: field.boolean({
+      default: true,
+      description: 'Kept for imports only: a board has no team of its own and is always visible to who sees its space, whatever this says.',
+    }),
     archived: field.boolean({ default: false, description: 'Archived boards are kept but hidden from daily work.' }),
   },
   relations: {

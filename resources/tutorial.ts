@@ -17,25 +17,20 @@ const approvalState = () =>
     description: 'Approval workflow: draft, review (in review), approved, expired, archived.',
   });
 
-const visibility = () =>
-  field.enum({
-    values: ['normal', 'protected'],
-    default: 'normal',
-    description: 'normal: every user with the view permission; protected: admins and team members only.',
-  });
+const visibility = (description: string) => field.enum({ values: ['normal', 'protected'], default: 'normal', description });
 
 export const folder = defineResource({
   module: 'tutorial',
   name: 'folder',
   table: 'tutorial_folder',
   title: 'Folder (tutorial folder)',
-  description: 'A container grouping courses, with its own admins, team and visibility.',
+  description: 'A container grouping courses, with its own admins, team and visibility. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What the folder contains (markdown).' }),
     order: field.integer({ minimum: 0, default: 0, description: 'Position among folders (ascending).' }),
     state: approvalState(),
-    visibility: visibility(),
+    visibility: visibility('normal: every user with the view permission; protected: its admins, its creator and its team members only.'),
   },
   relations: {
     admins: m2m('user', {
@@ -53,6 +48,10 @@ export const folder = defineResource({
       description: 'Users who see a protected folder.',
     }),
   },
+  access: {
+    view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'team_members' }] },
+    change: { any: [{ userAmong: 'admins' }, { userIs: 'created_by' }] },
+  },
 });
 
 export const course = defineResource({
@@ -60,7 +59,9 @@ export const course = defineResource({
   name: 'course',
   table: 'tutorial_course',
   title: 'Course',
-  description: 'A training course (with enrollment and progress) or a manual (read-only articles) made of lessons.',
+  description:
+    'A training course (with enrollment and progress) or a manual (read-only articles) made of lessons. Visible only to who sees its folder; ' +
+    "changing or deleting it (and its lessons) needs being one of its admins, its creator, or an admin or the creator of its folder.",
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the course.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What the course teaches (markdown).' }),
@@ -70,7 +71,9 @@ export const course = defineResource({
       description: 'training: enrollment, progress and certificate; manual: articles with comments. Do not switch once lessons exist.',
     }),
     state: approvalState(),
-    visibility: visibility(),
+    visibility: visibility(
+      'normal: every user who sees its folder; protected: its admins, its creator, and the admins, creator and team members of its folder only.',
+    ),
   },
   relations: {
     // protect: a course holds lessons and enrollments (training records).
@@ -90,6 +93,22 @@ export const course = defineResource({
       description: 'Shared labels (managed under process labels).',
     }),
   },
+  access: {
+    view: {
+      all: [
+        { via: 'folder', action: 'view' },
+        {
+          any: [
+            { field: 'visibility', in: ['normal'] },
+            { userAmong: 'admins' },
+            { userIs: 'created_by' },
+            { via: 'folder', rule: { any: [{ userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'team_members' }] } },
+          ],
+        },
+      ],
+    },
+    change: { any: [{ userAmong: 'admins' }, { userIs: 'created_by' }, { via: 'folder', action: 'change' }] },
+  },
 });
 
 export const lesson = defineResource({
@@ -97,7 +116,7 @@ export const lesson = defineResource({
   name: 'lesson',
   table: 'tutorial_lesson',
   title: 'Lesson',
-  description: 'A lesson of a course; lessons nest under parent lessons.',
+  description: 'A lesson of a course; lessons nest under parent lessons. Seen and changed by who may see and change the course.',
   fields: {
     title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the lesson.' }),
     description: field.text({ allowBlank: true, search: true, description: 'Summary of the lesson (markdown).' }),
@@ -116,6 +135,7 @@ export const lesson = defineResource({
       description: 'Shared labels (managed under process labels).',
     }),
   },
+  access: { view: { via: 'course', action: 'view' }, change: { via: 'course', action: 'change' } },
 });
 
 export const section = defineResource({
@@ -123,7 +143,7 @@ export const section = defineResource({
   name: 'section',
   table: 'tutorial_section',
   title: 'Section',
-  description: 'A content block of a lesson: text, image, video, PDF, diagram or related documents.',
+  description: 'A content block of a lesson: text, image, video, PDF, diagram or related documents. Seen and changed by who may see and change the lesson.',
   fields: {
     type: field.enum({
       values: ['text', 'image', 'video', 'pdf', 'bpmn', 'excalidraw', 'related_documents'],
@@ -143,6 +163,7 @@ export const section = defineResource({
   relations: {
     lesson: fk('tutorial/lesson', { required: true, onDelete: 'cascade', description: 'Lesson the section belongs to.' }),
   },
+  access: { view: { via: 'lesson', action: 'view' }, change: { via: 'lesson', action: 'change' } },
 });
 
 export const enrollment = defineResource({
@@ -150,7 +171,7 @@ export const enrollment = defineResource({
   name: 'enrollment',
   table: 'tutorial_enrollment',
   title: 'Enrollment',
-  description: "A user's enrollment in a training course, from invitation to completion.",
+  description: "A user's enrollment in a training course, from invitation to completion; visible to who sees the course and to the learner.",
   fields: {
     state: field.state({
       values: ['invited', 'not_started', 'in_progress', 'completed'],
@@ -172,6 +193,7 @@ export const enrollment = defineResource({
     course: fk('tutorial/course', { required: true, onDelete: 'protect', description: 'Course enrolled in.' }),
     user: fk('user', { required: true, onDelete: 'protect', description: 'Enrolled learner.' }),
   },
+  access: { view: { any: [{ via: 'course', action: 'view' }, { userIs: 'user' }] } },
   rules: [{ kind: 'order', earlier: 'start_date', later: 'completion_date' }],
 });
 
@@ -180,7 +202,7 @@ export const lessonProgress = defineResource({
   name: 'lesson-progress',
   table: 'tutorial_lesson_progress',
   title: 'Lesson progress',
-  description: "A learner's progress in one lesson; a lesson invitation creates one with status invited.",
+  description: "A learner's progress in one lesson; a lesson invitation creates one with status invited. Visible to who sees the lesson and to the learner.",
   fields: {
     percent: field.integer({ minimum: 0, maximum: 100, default: 0, description: 'Share of the lesson worked through, 0–100.' }),
     completed: field.boolean({ default: false, description: 'Whether the learner finished the lesson.' }),
@@ -196,6 +218,7 @@ export const lessonProgress = defineResource({
     lesson: fk('tutorial/lesson', { required: true, onDelete: 'cascade', description: 'Lesson the progress is about.' }),
     user: fk('user', { required: true, onDelete: 'cascade', description: 'Learner.' }),
   },
+  access: { view: { any: [{ via: 'lesson', action: 'view' }, { userIs: 'user' }] } },
 });
 
 export default [folder, course, lesson, section, enrollment, lessonProgress];
