@@ -2,19 +2,7 @@
 import { expect } from 'chai';
 import { suite } from './support/hooks.js';
 import { created, unique } from './support/fixtures.js';
-
-async function countQueries(work: () => Promise<unknown>): Promise<number> {
-  const { db } = suite().service;
-  let n = 0;
-  const listener = () => void n++;
-  db.on('query', listener);
-  try {
-    await work();
-  } finally {
-    db.removeListener('query', listener);
-  }
-  return n;
-}
+import { countQueries } from './support/queries.js';
 
 describe('query count of lists', () => {
   it('is the same for a 1-row and a 500-row issue list with categories and contributors', async function () {

@@ -161,7 +161,7 @@ describe('DMS batch endpoints', () => {
   });
 
   describe('a batch over records with object rules and protect references', () => {
-    // DMS documents have neither, so a service is started with one more declaration: deleting trackers
+    // nothing protects DMS documents, so a service is started with one more declaration: deleting trackers
     let server: http.Server;
     let client: Client;
     before(async () => {

@@ -13,6 +13,9 @@ export interface TestUser {
 
 export const unique = (prefix: string): string => `${prefix}-${randomBytes(4).toString('hex')}`;
 
+/** The errors under a foreign key naming a missing or invisible record. */
+export const invalidPk = (id: unknown): string[] => [`Invalid pk "${String(id)}" - object does not exist.`];
+
 export async function makeUser(opts: { permissions?: string[]; superuser?: boolean; groupIds?: number[] } = {}): Promise<TestUser> {
   const { admin, service } = suite();
   const groupIds = [...(opts.groupIds ?? [])];

@@ -12,12 +12,12 @@ let counter = 0;
 export class Samples {
   constructor(private readonly client: Client) {}
 
-  /** A valid create body with every writable field set; required parents are created first. */
-  async body(resource: Resource, depth = 0): Promise<Record<string, unknown>> {
+  /** A valid create body with every writable field set; required parents (but those `given`) are created first. */
+  async body(resource: Resource, depth = 0, given: ReadonlySet<string> = new Set()): Promise<Record<string, unknown>> {
     if (depth > 6) throw new Error(`Foreign keys of ${resource.key} nest too deep for samples.`);
     const body = exampleBody(resource, ++counter);
     for (const fk of resource.foreignKeys) {
-      if (fk.spec.readOnly || !fk.required) continue;
+      if (fk.spec.readOnly || !fk.required || given.has(fk.writeName)) continue;
       body[fk.writeName] = (await this.create(fk.target, depth + 1)).id;
     }
     return body;
