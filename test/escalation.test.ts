@@ -179,3 +179,45 @@ describe('no escalation through object access, users and groups', () => {
     expect((await c.delete(`/api/customgroup/${own.id}`)).status).to.equal(204);
   });
 });
+
+/**
+ * Records that carry access for the people they name (an employee's account opens the protected
+ * folders of the employee's unit): writing one must not open to anyone, the writer included, what
+ * the writer cannot see themselves.
+ */
+describe('no escalation through records that carry access', () => {
+  const HR = ['organisation.view_mitarbeitende', 'organisation.add_mitarbeitende', 'organisation.change_mitarbeitende', 'organisation.view_membership', 'organisation.add_membership', 'organisation.change_membership', 'organisation.view_orgunit', 'dms.view_folder', 'dms.view_document'];
+  let hr: Awaited<ReturnType<typeof makeUser>>;
+  let unit: { id: number };
+  let openUnit: { id: number };
+  let folder: { id: number };
+
+  before(async () => {
+    const { admin } = suite();
+    hr = await makeUser({ permissions: HR });
+    unit = await created(admin, '/api/organisation/orgunit', { title: unique('unit') });
+    openUnit = await created(admin, '/api/organisation/orgunit', { title: unique('open-unit') });
+    folder = await created(admin, '/api/dms/folder', { title: unique('secret'), visibility: 'protected', orgunit_ids: [unit.id] });
+  });
+
+  it('cannot make itself, or anyone, an employee of a unit whose protected folder it cannot see', async () => {
+    const c = hr.client;
+    const other = await makeUser();
+    expect((await c.post('/api/organisation/mitarbeitende', { vorname: 'Eve', nachname: 'Self', user_id: hr.id, orgunit_id: unit.id })).status).to.equal(403);
+    expect((await c.post('/api/organisation/mitarbeitende', { vorname: 'Otto', nachname: 'Other', user_id: other.id, orgunit_id: unit.id })).status).to.equal(403);
+    const plain = await created(c, '/api/organisation/mitarbeitende', { vorname: 'Pia', nachname: 'Plain', orgunit_id: unit.id });
+    expect((await c.patch(`/api/organisation/mitarbeitende/${plain.id}`, { user_id: hr.id })).status).to.equal(403);
+    const mine = await created(c, '/api/organisation/mitarbeitende', { vorname: 'Eve', nachname: 'Elsewhere', user_id: hr.id, orgunit_id: openUnit.id });
+    expect((await c.patch(`/api/organisation/mitarbeitende/${mine.id}`, { orgunit_id: unit.id })).status).to.equal(403);
+    expect((await c.post('/api/organisation/membership', { employee_id: mine.id, orgunit_id: unit.id })).status).to.equal(403);
+    expect((await c.get(`/api/dms/folder/${folder.id}`)).status).to.equal(404);
+    expect((await suite().admin.get(`/api/organisation/mitarbeitende/${plain.id}`)).body.user).to.equal(null);
+  });
+
+  it('still writes such records where they open nothing beyond the writer', async () => {
+    const c = hr.client;
+    const mine = await created(c, '/api/organisation/mitarbeitende', { vorname: 'Eve', nachname: 'Open', user_id: hr.id, orgunit_id: openUnit.id });
+    expect((await c.patch(`/api/organisation/mitarbeitende/${mine.id}`, { nachname: 'Renamed' })).status).to.equal(200);
+    expect((await c.post('/api/organisation/membership', { employee_id: mine.id, orgunit_id: openUnit.id })).status).to.equal(201);
+  });
+});

@@ -14,8 +14,7 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { permissionDenied, type FieldErrorCollector } from '../errors.js';
 import { PRINCIPALS, type Field, type ManyToManyRef, type Resource } from '../registry/resource.js';
-import { q } from '../storage/sql.js';
-import { accessPredicate, subjectPredicate, type Subject } from './visibility.js';
+import { reachesBeyond } from './reach.js';
 
 type Row = Record<string, unknown>;
 
@@ -24,7 +23,7 @@ interface Rank {
   permissionFields: Field[];
   privilegedLinks: ManyToManyRef[];
   /** Set for the principals of object access. */
-  subject: Subject['kind'] | undefined;
+  subject: 'user' | 'group' | undefined;
 }
 
 const ranks = new WeakMap<Resource, Rank>();
@@ -71,36 +70,6 @@ async function heldPermissions(trx: Knex.Transaction, resource: Resource, id: nu
   return names;
 }
 
-/**
- * Whether `subject` may see, or see and change, some record of a resource with access rules that
- * `user` may not: one query over every such resource.
- */
-async function reachesBeyond(trx: Knex.Transaction, all: readonly Resource[], subject: Subject, user: Principal): Promise<boolean> {
-  const checks: { sql: string; bindings: unknown[] }[] = [];
-  for (const r of all) {
-    const theirs = { view: subjectPredicate(r, 'view', subject, 'x'), change: subjectPredicate(r, 'change', subject, 'x') };
-    const mine = { view: accessPredicate(r, 'view', user, 'x'), change: accessPredicate(r, 'change', user, 'x') };
-    if (theirs.view) {
-      checks.push({
-        sql: `exists (select 1 from ${q(r.table)} x where ${theirs.view.sql} and not coalesce(${mine.view?.sql ?? 'true'}, false))`,
-        bindings: [...theirs.view.bindings, ...(mine.view?.bindings ?? [])],
-      });
-    }
-    if (theirs.change) {
-      const seen = theirs.view ? `${theirs.view.sql} and ` : '';
-      checks.push({
-        sql: `exists (select 1 from ${q(r.table)} x where ${seen}${theirs.change.sql} and not coalesce(${mine.change?.sql ?? 'true'}, false))`,
-        bindings: [...(theirs.view?.bindings ?? []), ...theirs.change.bindings, ...(mine.change?.bindings ?? [])],
-      });
-    }
-  }
-  if (!checks.length) return false;
-  const result = (await trx.raw(`select ${checks.map((c) => c.sql).join(' or ')} as beyond`, checks.flatMap((c) => c.bindings) as Knex.RawBinding[])) as {
-    rows: { beyond: boolean }[];
-  };
-  return result.rows[0]?.beyond === true;
-}
-
 /** Whether record `id` of `resource` holds anything `user` does not. */
 async function outranks(trx: Knex.Transaction, all: readonly Resource[], resource: Resource, id: number, user: Principal): Promise<boolean> {
   const rank = rankOf(resource);
@@ -109,7 +78,7 @@ async function outranks(trx: Knex.Transaction, all: readonly Resource[], resourc
     if (rank.superuserFlags.some((f) => row?.[f.column!] === true)) return true;
   }
   if ((await heldPermissions(trx, resource, id)).some((name) => !user.permissions.has(name))) return true;
-  return rank.subject !== undefined && reachesBeyond(trx, all, { kind: rank.subject, id }, user);
+  return rank.subject !== undefined && reachesBeyond(trx, all, { kind: rank.subject, id }, { kind: 'user', id: user.id });
 }
 
 export interface PrivilegeCheck {

@@ -9,24 +9,30 @@
 import type { AccessRule } from '../declare/index.js';
 import type { Principal } from '../auth/users.js';
 import { findField, findForeignKey, findManyToMany, type Resource } from '../registry/resource.js';
-import { col, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
+import { col, FALSE, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 
 export type AccessAction = 'view' | 'change';
 
-/** Whose access a rule is compiled for: a user (with the groups they belong to), or one group alone. */
-export type Subject = { readonly kind: 'user'; readonly id: number } | { readonly kind: 'group'; readonly id: number };
+/**
+ * Whose access a rule is compiled for: a user (with the groups they belong to) or one group alone.
+ * `except` takes one record out of the picture (what the subject reaches without it).
+ */
+export type Subject = {
+  readonly kind: 'user' | 'group';
+  readonly id: number;
+  readonly except?: { readonly resource: Resource; readonly id: number };
+};
 
-/** `column` names one of the subject's groups. */
-function inGroups(subject: Subject, column: string): Fragment {
-  if (subject.kind === 'group') return frag(`${column} = ?`, [subject.id]);
+/** The subject's part in a key: `column` holds a user id (`who: 'user'`) or a group id; a group is nobody's user. */
+function names(subject: Subject, who: 'user' | 'group', column: string): Fragment {
+  if (subject.kind === 'group') return who === 'group' ? frag(`${column} = ?`, [subject.id]) : FALSE;
+  if (who === 'user') return frag(`${column} = ?`, [subject.id]);
   return frag(`${column} in (select ug.group_id from users_groups ug where ug.user_id = ?)`, [subject.id]);
 }
 
-/** `column` is the subject itself; a group is nobody's user id. */
-const isUser = (subject: Subject, column: string): Fragment => (subject.kind === 'user' ? frag(`${column} = ?`, [subject.id]) : frag('false'));
-
-/** `exists (select 1 from <from> where <where> and <cond>)`, the bindings in that order. */
-const exists = (from: string, where: string, cond: Fragment): Fragment => frag(`exists (select 1 from ${from} where ${where} and ${cond.sql})`, cond.bindings);
+/** `exists (select 1 from <from> where <where> and <cond>)`, the bindings in that order; false when `cond` is. */
+const exists = (from: string, where: string, cond: Fragment): Fragment =>
+  cond === FALSE ? FALSE : frag(`exists (select 1 from ${from} where ${where} and ${cond.sql})`, cond.bindings);
 
 /** The column of a foreign key, or of a stored field (and `created_by`). */
 function columnOf(resource: Resource, name: string): string {
@@ -38,14 +44,19 @@ function columnOf(resource: Resource, name: string): string {
  * of the resource itself, or one reached through a relation): when the resource inherits access up
  * its tree, the rule is evaluated on the nearest ancestor-or-self that does not inherit.
  */
-function onRecord(resource: Resource, rule: AccessRule, subject: Subject, alias: string, depth: number): Fragment {
+function onRecord(resource: Resource, rule: AccessRule, subject: Subject, alias: string, depth: number, crossed = false): Fragment {
+  // the excluded record counts on no path that crosses to it through a relation with a rule of its
+  // own; `via … action` and inheritance only mirror its own visibility, which stays
+  const except = crossed && subject.except?.resource === resource ? subject.except : undefined;
+  const notExcept = (row: string): Fragment[] => (except ? [frag(`${row}.id <> ?`, [except.id])] : []);
   const inherit = resource.access.inherit;
-  if (!inherit) return compile(resource, rule, subject, alias, depth);
+  if (!inherit) return joinFragments([...notExcept(alias), compile(resource, rule, subject, alias, depth, crossed)], 'and');
   const parent = q(columnOf(resource, inherit.parent));
   const when = q(columnOf(resource, inherit.when));
   const [chain, start, step, owner] = [`up${depth}`, `us${depth}`, `ua${depth}`, `a${depth + 1}`];
   const table = q(resource.table);
-  const cond = compile(resource, rule, subject, owner, depth + 1);
+  const cond = joinFragments([...notExcept(alias), ...notExcept(owner), compile(resource, rule, subject, owner, depth + 1, crossed)], 'and');
+  if (cond === FALSE) return FALSE;
   return frag(
     `exists (with recursive ${chain}(id, parent, inherits) as (` +
       `select ${start}.id, ${start}.${parent}, ${start}.${when} from ${table} ${start} where ${start}.id = ${alias}.id ` +
@@ -55,9 +66,9 @@ function onRecord(resource: Resource, rule: AccessRule, subject: Subject, alias:
   );
 }
 
-function compile(resource: Resource, rule: AccessRule, subject: Subject, alias: string, depth: number): Fragment {
-  if ('any' in rule) return joinFragments(rule.any.map((r) => compile(resource, r, subject, alias, depth)), 'or');
-  if ('all' in rule) return joinFragments(rule.all.map((r) => compile(resource, r, subject, alias, depth)), 'and');
+function compile(resource: Resource, rule: AccessRule, subject: Subject, alias: string, depth: number, crossed: boolean): Fragment {
+  if ('any' in rule) return joinFragments(rule.any.map((r) => compile(resource, r, subject, alias, depth, crossed)), 'or');
+  if ('all' in rule) return joinFragments(rule.all.map((r) => compile(resource, r, subject, alias, depth, crossed)), 'and');
   if ('field' in rule) return frag(`${col(alias, rule.field)} in (${rule.in.map(() => '?').join(', ')})`, [...rule.in]);
   if ('unset' in rule) return frag(`${col(alias, columnOf(resource, rule.unset))} is null`);
   if ('current' in rule) {
@@ -65,12 +76,12 @@ function compile(resource: Resource, rule: AccessRule, subject: Subject, alias: 
     const [start, end] = [col(alias, rule.current.start), col(alias, rule.current.end)];
     return frag(`((${start} is null or ${start} <= ${now}) and (${end} is null or ${end} >= ${now}))`);
   }
-  if ('userIs' in rule) return isUser(subject, col(alias, columnOf(resource, rule.userIs)));
+  if ('userIs' in rule) return names(subject, 'user', col(alias, columnOf(resource, rule.userIs)));
   if ('userAmong' in rule || 'groupAmong' in rule) {
     const name = 'userAmong' in rule ? rule.userAmong : rule.groupAmong;
     const { table, sourceColumn, targetColumn } = findManyToMany(resource, name)!.spec;
     const j = `j${depth}`;
-    const member = 'userAmong' in rule ? isUser(subject, `${j}.${q(targetColumn)}`) : inGroups(subject, `${j}.${q(targetColumn)}`);
+    const member = names(subject, 'userAmong' in rule ? 'user' : 'group', `${j}.${q(targetColumn)}`);
     return exists(`${q(table)} ${j}`, `${j}.${q(sourceColumn)} = ${alias}.id`, member);
   }
   const next = `a${depth + 1}`;
@@ -78,17 +89,17 @@ function compile(resource: Resource, rule: AccessRule, subject: Subject, alias: 
     const m = findManyToMany(resource, rule.among)!;
     const { table, sourceColumn, targetColumn } = m.spec;
     const j = `j${depth}`;
-    const cond = onRecord(m.target, rule.rule, subject, next, depth + 1);
+    const cond = onRecord(m.target, rule.rule, subject, next, depth + 1, true);
     return exists(`${q(table)} ${j} join ${q(m.target.table)} ${next} on ${next}.id = ${j}.${q(targetColumn)}`, `${j}.${q(sourceColumn)} = ${alias}.id`, cond);
   }
   if ('referencedBy' in rule) {
     const { resource: source, fk } = resource.referencedBy.find((r) => r.resource.key === rule.referencedBy && r.fk.name === rule.by)!;
-    return exists(`${q(source.table)} ${next}`, `${col(next, fk.column)} = ${alias}.id`, onRecord(source, rule.rule, subject, next, depth + 1));
+    return exists(`${q(source.table)} ${next}`, `${col(next, fk.column)} = ${alias}.id`, onRecord(source, rule.rule, subject, next, depth + 1, true));
   }
   const fk = findForeignKey(resource, rule.via)!;
   const inner = 'rule' in rule ? rule.rule : fk.target.access[rule.action];
   if (!inner) return frag(`${col(alias, fk.column)} is not null`);
-  return exists(`${q(fk.target.table)} ${next}`, `${next}.id = ${col(alias, fk.column)}`, onRecord(fk.target, inner, subject, next, depth + 1));
+  return exists(`${q(fk.target.table)} ${next}`, `${next}.id = ${col(alias, fk.column)}`, onRecord(fk.target, inner, subject, next, depth + 1, crossed || 'rule' in rule));
 }
 
 /** The predicate a row aliased `alias` must pass for `subject`; null when the resource has no such rule. */

@@ -9,6 +9,7 @@ import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
 import { checkPrivileges, type PrivilegeCheck } from '../access/privileges.js';
 import { endSessions } from '../auth/sessions.js';
+import { checkGrants } from '../access/grants.js';
 import { FieldErrorCollector, notFound, type FieldErrors } from '../errors.js';
 import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
@@ -115,10 +116,11 @@ export class ResourceService {
     const moves = checkStates(c, this.resource, values);
     await checkRules(c, this.resource, values);
     c.errors.throwIfAny();
-    if (!existing) return insertRecord(trx, this.resource, values, user, moves);
-    await updateRecord(trx, this.resource, existing.id as number, values, user, moves);
-    if (this.credentials.some((name) => name in values)) await endSessions(trx, existing.id as number, user.sessionId);
-    return existing.id as number;
+    const id = existing ? (existing.id as number) : await insertRecord(trx, this.resource, values, user, moves);
+    if (existing) await updateRecord(trx, this.resource, id, values, user, moves);
+    await checkGrants(trx, this.registry.resources, user, this.resource, id, values, !existing);
+    if (existing && this.credentials.some((name) => name in values)) await endSessions(trx, id, user.sessionId);
+    return id;
   }
 
   /** Runs `work` in one transaction, database failures mapped to API errors (`deleting` names what a delete removes). */

@@ -11,7 +11,10 @@ export const frag = (sql: string, bindings: unknown[] = []): Fragment => ({ sql,
 export const TRUE: Fragment = frag('true');
 export const FALSE: Fragment = frag('false');
 
-export function joinFragments(parts: Fragment[], op: 'and' | 'or'): Fragment {
+/** Joins with `and`/`or`, folding the constant FALSE (a part known false at build time). */
+export function joinFragments(all: Fragment[], op: 'and' | 'or'): Fragment {
+  if (op === 'and' && all.includes(FALSE)) return FALSE;
+  const parts = all.filter((p) => p !== FALSE);
   if (parts.length === 0) return op === 'and' ? TRUE : FALSE;
   if (parts.length === 1) return parts[0]!;
   return frag(`(${parts.map((p) => p.sql).join(` ${op} `)})`, parts.flatMap((p) => p.bindings));
