@@ -1,24 +1,115 @@
-/** Settings, read once from the environment (README "Settings"). */
+/**
+ * Settings, read once from the environment and checked before anything is opened (README
+ * "Settings"). Each bad setting becomes one line naming the variable, its value and what is
+ * expected; an empty variable counts as unset.
+ */
+import fs from 'node:fs';
 import path from 'node:path';
+import { bool, cleanEnv, host, makeValidator, str } from 'envalid';
+import { StartupError } from './startup-error.js';
 
-export interface Config {
+export interface DatabaseConfig {
   /** `postgres://…` for a server; undefined for the embedded PGlite under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
+}
+
+export interface Config extends DatabaseConfig {
   host: string;
   port: number;
   logLevel: string;
   /** Mark cookies Secure (set when the service is behind HTTPS). */
   secureCookies: boolean;
+  /** Believe `X-Forwarded-Proto` and `X-Forwarded-For` from the proxy in front (Koa's `proxy`). */
+  trustProxy: boolean;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+const postgresUrl = makeValidator<string>((input) => {
+  if (!['postgres:', 'postgresql:'].includes(new URL(input).protocol)) throw new Error('not postgres');
+  return input;
+});
+const portNumber = makeValidator<number>((input) => {
+  if (!/^\d{1,5}$/.test(input) || Number(input) > 65535) throw new Error('not a port');
+  return Number(input);
+});
+const logLevel = makeValidator<string>((input) => {
+  if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
+  return input;
+});
+
+const DATABASE = {
+  DATABASE_URL: postgresUrl({ default: undefined, desc: 'a PostgreSQL URL such as postgres://user:password@host:5432/database' }),
+  BMS_DATA_DIR: str({ default: 'data', desc: 'a directory' }),
+};
+const SERVER = {
+  HOST: host({ default: '127.0.0.1', desc: 'a host name or IP address to listen on' }),
+  PORT: portNumber({ default: 8000, desc: 'a port number from 0 to 65535 (0: any free port)' }),
+  LOG_LEVEL: logLevel({ default: 'info', desc: `one of ${LOG_LEVELS.join(', ')}` }),
+  SECURE_COOKIES: bool({ default: false, desc: 'true or false' }),
+  TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
+};
+
+/** A URL's password, if it has one, replaced before the URL is shown. */
+export const redactUrl = (url: string): string => url.replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1***@');
+
+const shown = (name: string, value: string) => `${name}="${name === 'DATABASE_URL' ? redactUrl(value) : value}"`;
+
+/** The variables of `specs` that are set and not empty. */
+const given = (env: NodeJS.ProcessEnv, specs: object): Record<string, string> =>
+  Object.fromEntries(Object.keys(specs).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
+
+/** Reports every bad setting at once, one line each. */
+const reporter =
+  (values: Record<string, string>, specs: Record<string, { desc?: string }>) =>
+  ({ errors }: { errors: Partial<Record<string, Error>> }) => {
+    const lines = Object.keys(errors).map((name) => `Invalid setting ${shown(name, values[name]!)}: expected ${specs[name]!.desc}.`);
+    if (lines.length) throw new StartupError(lines.join('\n'));
+  };
+
+/** The nearest existing directory at or above `dir` must be one this process can write to. */
+function checkDataDir(dir: string, value: string | undefined): void {
+  let existing = dir;
+  while (!fs.existsSync(existing)) existing = path.dirname(existing);
+  try {
+    if (!fs.statSync(existing).isDirectory()) throw new Error('not a directory');
+    fs.accessSync(existing, fs.constants.W_OK);
+  } catch {
+    const name = value === undefined ? 'BMS_DATA_DIR (default "data")' : shown('BMS_DATA_DIR', value);
+    throw new StartupError(`Invalid setting ${name}: expected a directory this user can write to (${existing} is not), or set DATABASE_URL.`);
+  }
+}
+
+function databaseConfig(databaseUrl: string | undefined, dataDir: string, values: Record<string, string>): DatabaseConfig {
+  const config = { databaseUrl, dataDir: path.resolve(dataDir) };
+  if (!databaseUrl) checkDataDir(config.dataDir, values.BMS_DATA_DIR);
+  return config;
+}
+
+/** The database settings alone (the manage commands need nothing else). */
+export function readDatabaseConfig(env: NodeJS.ProcessEnv = process.env): DatabaseConfig {
+  const values = given(env, DATABASE);
+  const e = cleanEnv(values, DATABASE, { reporter: reporter(values, DATABASE) });
+  return databaseConfig(e.DATABASE_URL, e.BMS_DATA_DIR, values);
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  return {
-    databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: path.resolve(env.BMS_DATA_DIR || 'data'),
-    host: env.HOST || '127.0.0.1',
-    port: Number(env.PORT || 8000),
-    logLevel: env.LOG_LEVEL || 'info',
-    secureCookies: env.SECURE_COOKIES === 'true',
+  const specs = { ...DATABASE, ...SERVER };
+  const values = given(env, specs);
+  const e = cleanEnv(values, specs, { reporter: reporter(values, specs) });
+  const config: Config = {
+    ...databaseConfig(e.DATABASE_URL, e.BMS_DATA_DIR, values),
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    secureCookies: e.SECURE_COOKIES,
+    trustProxy: e.TRUST_PROXY,
   };
+  if (config.secureCookies && !config.trustProxy) {
+    throw new StartupError(
+      'SECURE_COOKIES=true needs TRUST_PROXY=true: the service itself speaks plain HTTP, so Secure cookies work only behind an HTTPS proxy that sends X-Forwarded-Proto.',
+    );
+  }
+  return config;
 }

@@ -1,21 +1,21 @@
-/** `npm start`: migrate, create the first admin on an empty database, serve. */
+/** `npm start`: check the settings, migrate, create the first admin on an empty database, serve. */
 import { readConfig } from './config.js';
-import { createLogger } from './log.js';
+import { createLogger, type Logger } from './log.js';
 import { startService } from './service.js';
-import { DataDirLockedError } from './storage/data-dir-lock.js';
+import { StartupError } from './startup-error.js';
 
-const config = readConfig();
-const log = createLogger(config.logLevel);
-startService(config, log).then(
-  (svc) => {
-    const stop = () => void svc.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  },
-  (err: unknown) => {
-    // a refusal that says what to do is one line, not a stack
-    if (err instanceof DataDirLockedError) process.stderr.write(`Error: ${err.message}\n`);
-    else log.fatal({ err }, 'service failed to start');
-    process.exit(1);
-  },
-);
+let log: Logger | undefined;
+try {
+  const config = readConfig();
+  log = createLogger(config.logLevel);
+  const svc = await startService(config, log);
+  const stop = () => void svc.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+} catch (err) {
+  // what the user can fix is one plain line; anything else is a bug and keeps its stack
+  if (err instanceof StartupError) process.stderr.write(`${err.message}\n`);
+  else if (log) log.fatal({ err }, 'service failed to start');
+  else throw err;
+  process.exit(1);
+}

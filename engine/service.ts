@@ -7,7 +7,8 @@ import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
-import { connect } from './storage/connect.js';
+import { openDatabase } from './storage/connect.js';
+import { StartupError } from './startup-error.js';
 import { migrateLatest } from './storage/migrate.js';
 import { loadRegistry } from './registry/registry.js';
 import { createUser } from './auth/users.js';
@@ -32,9 +33,29 @@ async function createFirstAdmin(db: Knex): Promise<{ password: string; token: st
   });
 }
 
+const LISTEN_FAILURES: Record<string, string> = {
+  EADDRINUSE: 'the address is already in use (another process listens there; stop it or choose another PORT)',
+  EACCES: 'permission denied (ports below 1024 need privileges; choose another PORT)',
+  EADDRNOTAVAIL: 'this machine has no such address (choose another HOST)',
+  ENOTFOUND: 'the host name does not resolve (choose another HOST)',
+};
+
+/** Listens, or fails with one line naming HOST:PORT and why. */
+function listen(server: http.Server, { host, port }: Pick<Config, 'host' | 'port'>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = (err: NodeJS.ErrnoException) =>
+      reject(new StartupError(`Cannot listen on ${host}:${port} (HOST, PORT): ${LISTEN_FAILURES[err.code ?? ''] ?? err.message}.`));
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      server.off('error', fail);
+      resolve();
+    });
+  });
+}
+
 export async function startService(config: Config, log: Logger, opts: { quiet?: boolean } = {}): Promise<RunningService> {
   const registry = await loadRegistry();
-  const db = connect(config);
+  const db = await openDatabase(config);
   await migrateLatest(db);
   const first = await createFirstAdmin(db);
   if (first && !opts.quiet) {
@@ -42,14 +63,19 @@ export async function startService(config: Config, log: Logger, opts: { quiet?: 
       `\nFirst start: created superuser "admin".\n  password: ${first.password}\n  API token: ${first.token}\nThese are shown once; keep them.\n\n`,
     );
   }
-  const app = createApp({ db, registry, log, secureCookies: config.secureCookies });
+  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy });
   const server = http.createServer(app.koa.callback());
   server.on('clientError', answerClientError);
   // idle connections outlive the clients' and load balancers' (~60 s), so the server never
   // closes one just as a client reuses it
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  try {
+    await listen(server, config);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;
   log.info({ url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'listening');

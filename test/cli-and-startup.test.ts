@@ -2,46 +2,19 @@
  * `npm run manage` commands and the service's first start, as separate processes on a database
  * of their own (PostgreSQL when DATABASE_URL is set, else embedded PGlite), then checked over HTTP.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { createLogger } from '../engine/log.js';
+import { loadRegistry } from '../engine/registry/registry.js';
 import { startService } from '../engine/service.js';
 import { Client } from './support/client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
-
-const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(script: string, args: string[], db: TestDatabase, extraEnv: Record<string, string> = {}, untilStdout?: RegExp): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, BMS_DATA_DIR: db.dataDir, LOG_LEVEL: 'info', ...extraEnv };
-    if (db.databaseUrl) env.DATABASE_URL = db.databaseUrl;
-    else delete env.DATABASE_URL;
-    const child = spawn(process.execPath, [path.join(dist, script), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      if (untilStdout?.test(stdout)) child.kill('SIGTERM');
-    });
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-const manage = (db: TestDatabase, ...args: string[]) => run('engine/cli/manage.js', args, db);
+import { dist, manage, processEnv, run, startServiceProcess } from './support/processes.js';
 
 async function withService<T>(db: TestDatabase, work: (client: Client) => Promise<T>): Promise<T> {
   const svc = await startService(
-    { databaseUrl: db.databaseUrl, dataDir: db.dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', secureCookies: false },
+    { databaseUrl: db.databaseUrl, dataDir: db.dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', secureCookies: false, trustProxy: false },
     createLogger('silent'),
     { quiet: true },
   );
@@ -94,9 +67,14 @@ describe('manage commands', function () {
     const res = await manage(db, 'seed', '--issues', '12');
     expect(res.code, res.stderr).to.equal(0);
     expect(res.stderr).to.match(/\[#+\] \d+\/\d+/);
-    expect(res.stdout).to.match(/Seeded \d+ resources/);
+    // users and groups come from the commands, not from demo data
+    const modules = (await loadRegistry()).resources.filter((r) => r.declaration.module !== 'users');
+    expect(res.stdout).to.match(new RegExp(`^Seeded ${modules.length} resources: `));
+    expect(res.stdout).to.not.match(/ \d+ (user|customgroup)\b/);
     const token = (await manage(db, 'createtoken', '--username', 'ops')).stdout.trim();
     await withService(db, async (client) => {
+      expect((await client.get('/api/user', { token })).body.map((u: any) => u.username)).to.deep.equal(['ops']);
+      expect((await client.get('/api/customgroup', { token })).body).to.deep.equal([]);
       const issues = await client.get('/api/issue/issue', { token });
       expect(issues.body).to.have.length(12);
       expect(new Set(issues.body.map((i: any) => i.state)).size).to.be.greaterThan(2);
@@ -111,7 +89,70 @@ describe('manage commands', function () {
     expect(res.code).to.equal(2);
     expect(res.stderr).to.include('Usage: npm run manage');
   });
+
+  it('help and --help list the commands, one line each, and exit 0', async () => {
+    for (const arg of ['help', '--help']) {
+      const res = await manage(db, arg);
+      expect(res.code, res.stderr).to.equal(0);
+      const lines = res.stdout.split('\n').filter((line) => line.startsWith('  '));
+      expect(lines.map((line) => line.trim().split(' ')[0])).to.deep.equal(['migrate', 'createsuperuser', 'createtoken', 'seed', 'help']);
+      // the command, then what it does, on the same line
+      for (const line of lines) expect(line).to.match(/^ {2}\S.*\S {2,}[a-z].+$/);
+      expect(lines[3]).to.match(/^ {2}seed \[--issues N\] /);
+    }
+  });
+
+  it('seed refuses a count that is not a whole number, naming it', async () => {
+    for (const value of ['-5', '1.5', 'many']) {
+      const res = await manage(db, 'seed', '--issues', value);
+      expect(res.code, value).to.equal(2);
+      expect(res.stderr).to.include(`--issues takes a whole number (0 or more), not "${value}".`);
+      expect(res.stderr).to.not.include('ambiguous');
+    }
+  });
+
+  it('createsuperuser takes the password from BMS_SUPERUSER_PASSWORD', async () => {
+    const res = await run('engine/cli/manage.js', ['createsuperuser', '--username', 'scripted'], db, { BMS_SUPERUSER_PASSWORD: 'from-the-env-1' });
+    expect(res.code, res.stderr).to.equal(0);
+    await withService(db, async (client) => {
+      expect((await client.post('/api/auth/login', { username: 'scripted', password: 'from-the-env-1' })).status).to.equal(200);
+    });
+  });
+
+  it('createsuperuser asks twice at a terminal, without echo, and refuses two different passwords', async () => {
+    const typed = await atTerminal(db, ['createsuperuser', '--username', 'typist'], ['typed-secret-1', 'typed-secret-1']);
+    expect(typed.code, typed.output).to.equal(0);
+    expect(typed.output).to.match(/^Password: \r\nPassword \(again\): \r\nSuperuser "typist" created\.\r\n$/);
+    const differ = await atTerminal(db, ['createsuperuser', '--username', 'typo'], ['typed-secret-1', 'typed-secret-2']);
+    expect(differ.code).to.equal(1);
+    expect(differ.output).to.include('Error: the passwords do not match.');
+    const token = (await manage(db, 'createtoken', '--username', 'typist')).stdout.trim();
+    await withService(db, async (client) => {
+      expect((await client.post('/api/auth/login', { username: 'typist', password: 'typed-secret-1' })).status).to.equal(200);
+      expect((await client.get('/api/user?username=typo', { token })).body).to.deep.equal([]);
+    });
+  });
 });
+
+/**
+ * A manage command in a pseudo-terminal (util-linux `script`), answering each password prompt in
+ * turn; `output` is what the terminal showed, typed characters included had they been echoed.
+ */
+function atTerminal(db: TestDatabase, args: string[], answers: string[]): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, path.join(dist, 'engine/cli/manage.js'), ...args].map((a) => `'${a}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: processEnv(db), stdio: ['pipe', 'pipe', 'pipe'] });
+    const pending = [...answers];
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (/Password( \(again\))?: $/.test(output) && pending.length) child.stdin.write(`${pending.shift()}\r`);
+    });
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
 
 describe('first start', function () {
   this.timeout(120_000);
@@ -148,32 +189,13 @@ async function embeddedDatabase(): Promise<TestDatabase> {
   }
 }
 
-/** `npm start` as a process of its own on `db`, until stopped; resolves once it listens. */
-async function startProcess(db: TestDatabase): Promise<{ url: string; token: string | undefined; child: ChildProcess; exited: Promise<number | null> }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, BMS_DATA_DIR: db.dataDir, LOG_LEVEL: 'info', PORT: '0' };
-  delete env.DATABASE_URL;
-  const child = spawn(process.execPath, [path.join(dist, 'engine/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const listening = /"url":"(http:[^"]+)","[^}]*"msg":"listening"/.exec(out);
-      if (listening) resolve(listening[1]!);
-    });
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    void exited.then((code) => reject(new Error(`the service exited with ${code}: ${out}`)));
-  });
-  return { url, token: /API token: ([0-9a-f]{64})/.exec(out)?.[1], child, exited };
-}
-
 describe('embedded PGlite', function () {
   this.timeout(120_000);
 
   it('serves one process: a second one is refused at once, and nothing acknowledged is lost (issue 8.12)', async () => {
     const db = await embeddedDatabase();
     try {
-      const service = await startProcess(db);
+      const service = await startServiceProcess(db);
       const client = new Client(service.url, service.token);
       const tracker = await client.post('/api/issue/tracker', { title: 'Acknowledged before the intruder' });
       expect(tracker.status).to.equal(201);
@@ -187,7 +209,7 @@ describe('embedded PGlite', function () {
       expect(after.status).to.equal(201);
       service.child.kill('SIGTERM');
       expect(await service.exited).to.equal(0);
-      const restarted = await startProcess(db);
+      const restarted = await startServiceProcess(db);
       try {
         const again = new Client(restarted.url, service.token);
         expect((await again.get(`/api/issue/tracker/${tracker.body.id}`)).body.title).to.equal('Acknowledged before the intruder');
@@ -204,7 +226,7 @@ describe('embedded PGlite', function () {
   it('takes over the lock of a process that died without releasing it', async () => {
     const db = await embeddedDatabase();
     try {
-      const service = await startProcess(db);
+      const service = await startServiceProcess(db);
       service.child.kill('SIGKILL');
       await service.exited;
       const migrate = await manage(db, 'migrate');

@@ -57,6 +57,11 @@ export function sessionMiddleware(app: Koa, db: Knex, secure: boolean): Koa.Midd
   ) as unknown as Koa.Middleware;
 }
 
+/** Secure cookies cannot be set on a plain-HTTP request (one that went around the HTTPS proxy): say so instead of failing. */
+export function requireSecureTransport(ctx: Context, secure: boolean): void {
+  if (secure && !ctx.secure) throw permissionDenied('Sessions need HTTPS: this service sets its cookies Secure.');
+}
+
 /** Starts a fresh session for the user (a new id, so a planted one is never reused) with a CSRF token. */
 export async function signIn(ctx: Context, userId: number, secure: boolean): Promise<void> {
   const csrf = randomBytes(32).toString('base64url');

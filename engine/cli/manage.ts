@@ -1,17 +1,41 @@
 /**
- * `npm run manage -- <command>`: migrate | createsuperuser | createtoken | seed (CONTRACT 1).
- * Uses the same database selection as the service.
+ * `npm run manage -- <command>`: migrate | createsuperuser | createtoken | seed (CONTRACT 1), and
+ * help. Uses the same database selection as the service; settings and arguments are checked
+ * before the database is opened.
  */
 import { parseArgs } from 'node:util';
-import { readConfig } from '../config.js';
-import { connect } from '../storage/connect.js';
+import type { Knex } from 'knex';
+import { readDatabaseConfig } from '../config.js';
+import { openDatabase } from '../storage/connect.js';
 import { migrateLatest } from '../storage/migrate.js';
 import { createUser, userExists } from '../auth/users.js';
 import { createToken } from '../auth/tokens.js';
-import { loadRegistry } from '../registry/registry.js';
+import { loadRegistry, type Registry } from '../registry/registry.js';
+import { StartupError } from '../startup-error.js';
 import { seed, seedOptions } from './seed.js';
 import { CommandError, UsageError } from './errors.js';
-import { DataDirLockedError } from '../storage/data-dir-lock.js';
+import { hiddenInput } from './prompt.js';
+
+const HELP = new Set(['help', '--help', '-h']);
+const PASSWORD_ENV = 'BMS_SUPERUSER_PASSWORD';
+
+/** One line per command; seed lists the options the resources declare. */
+function commandList(registry: Registry): string {
+  const seeds = [...seedOptions(registry).keys()].map((option) => ` [--${option} N]`).join('');
+  const rows = [
+    ['migrate', 'apply the migrations the database lacks'],
+    ['createsuperuser --username U [--password P] [--email E]', `create a superuser; without --password: ${PASSWORD_ENV}, else asked twice at a terminal`],
+    ['createtoken --username U [--name N]', 'print a new API token of the user, alone on stdout'],
+    [`seed${seeds}`, 'fill every resource with demo data through the API validation (needs a superuser)'],
+    ['help', 'print this list'],
+  ];
+  const width = Math.max(...rows.map(([c]) => c!.length));
+  return [
+    'Usage: npm run manage -- <command> [options]',
+    ...rows.map(([c, text]) => `  ${c!.padEnd(width)}  ${text}`),
+    'Database: DATABASE_URL, else the embedded PGlite in BMS_DATA_DIR (default ./data).',
+  ].join('\n');
+}
 
 function required(values: Record<string, string | undefined>, name: string): string {
   const v = values[name];
@@ -19,13 +43,38 @@ function required(values: Record<string, string | undefined>, name: string): str
   return v;
 }
 
-async function main(argv: string[]): Promise<number> {
+/** `--issues -5` as `--issues=-5`: parseArgs refuses a dashed value as ambiguous, and the number check should name it. */
+function attachDashedNumbers(args: string[], numeric: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const next = args[i + 1];
+    if (numeric.has(args[i]!.slice(2)) && args[i]!.startsWith('--') && next !== undefined && /^-[\d.]/.test(next)) out.push(`${args[i]}=${args[++i]}`);
+    else out.push(args[i]!);
+  }
+  return out;
+}
+
+/** The new superuser's password: --password, the environment, or typed twice at a terminal. */
+async function newPassword(given: string | undefined): Promise<string> {
+  let password = given;
+  if (password === undefined) {
+    const ask = hiddenInput();
+    password = await ask('Password: ');
+    if ((await ask('Password (again): ')) !== password) throw new CommandError('the passwords do not match.');
+  }
+  if (password.length < 8) throw new UsageError('The password must have at least 8 characters.');
+  return password;
+}
+
+async function main(argv: string[], registry: Registry): Promise<number> {
   const [command, ...rest] = argv;
-  // seed takes the options its resources declare (`--issues N`)
-  const registry = command === 'seed' ? await loadRegistry() : undefined;
-  const seeds = registry ? seedOptions(registry) : new Map();
+  if (command !== undefined && HELP.has(command)) {
+    process.stdout.write(`${commandList(registry)}\n`);
+    return 0;
+  }
+  const seeds = seedOptions(registry);
   const { values } = parseArgs({
-    args: rest,
+    args: attachDashedNumbers(rest, new Set(seeds.keys())),
     options: {
       username: { type: 'string' },
       password: { type: 'string' },
@@ -34,36 +83,36 @@ async function main(argv: string[]): Promise<number> {
       ...Object.fromEntries([...seeds.keys()].map((option) => [option, { type: 'string' as const }])),
     },
   }) as { values: Record<string, string | undefined> };
-  const db = connect(readConfig());
+  const config = readDatabaseConfig();
+  let db: Knex | undefined;
+  const open = async () => (db = await openDatabase(config));
   try {
     switch (command) {
       case 'migrate': {
-        const applied = await migrateLatest(db);
+        const applied = await migrateLatest(await open());
         process.stdout.write(applied.length ? `Applied ${applied.length} migrations.\n` : 'Database is up to date.\n');
         return 0;
       }
       case 'createsuperuser': {
         const username = required(values, 'username');
-        const password = required(values, 'password');
-        await migrateLatest(db);
-        if (await userExists(db, username)) {
-          process.stderr.write(`Error: user "${username}" already exists.\n`);
-          return 1;
+        const given = values.password ?? (process.env[PASSWORD_ENV] || undefined);
+        if (given === undefined && !process.stdin.isTTY) {
+          throw new UsageError(`--password is required (or ${PASSWORD_ENV}), unless stdin is a terminal to type it at.`);
         }
-        if (password.length < 8) throw new UsageError('--password must have at least 8 characters.');
-        await createUser(db, { username, password, email: values.email, isSuperuser: true });
+        const conn = await open();
+        await migrateLatest(conn);
+        if (await userExists(conn, username)) throw new CommandError(`user "${username}" already exists.`);
+        await createUser(conn, { username, password: await newPassword(given), email: values.email, isSuperuser: true });
         process.stdout.write(`Superuser "${username}" created.\n`);
         return 0;
       }
       case 'createtoken': {
         const username = required(values, 'username');
-        await migrateLatest(db);
-        const user = (await db('users').where({ username }).first('id')) as { id: number } | undefined;
-        if (!user) {
-          process.stderr.write(`Error: no user "${username}".\n`);
-          return 1;
-        }
-        const { key } = await createToken(db, user.id, values.name ?? 'cli');
+        const conn = await open();
+        await migrateLatest(conn);
+        const user = (await conn('users').where({ username }).first('id')) as { id: number } | undefined;
+        if (!user) throw new CommandError(`no user "${username}".`);
+        const { key } = await createToken(conn, user.id, values.name ?? 'cli');
         process.stdout.write(`${key}\n`);
         return 0;
       }
@@ -72,31 +121,32 @@ async function main(argv: string[]): Promise<number> {
         for (const option of seeds.keys()) {
           const raw = values[option];
           if (raw === undefined) continue;
-          const n = Number(raw);
-          if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${option} takes a whole number.`);
-          counts.set(option, n);
+          if (!/^\d+$/.test(raw)) throw new UsageError(`--${option} takes a whole number (0 or more), not "${raw}".`);
+          counts.set(option, Number(raw));
         }
-        await migrateLatest(db);
-        await seed(db, registry!, counts);
+        const conn = await open();
+        await migrateLatest(conn);
+        await seed(conn, registry, counts);
         return 0;
       }
       default:
-        throw new UsageError(`Unknown command "${command ?? ''}".`);
+        throw new UsageError(command === undefined ? 'No command given.' : `Unknown command "${command}".`);
     }
   } finally {
-    await db.destroy();
+    await (db as Knex | undefined)?.destroy();
   }
 }
 
-main(process.argv.slice(2)).then(
+const registry = await loadRegistry();
+main(process.argv.slice(2), registry).then(
   (code) => process.exit(code),
   (err: unknown) => {
     if (err instanceof UsageError || (err instanceof TypeError && 'code' in err)) {
-      process.stderr.write(`${err.message}\nUsage: npm run manage -- migrate | createsuperuser --username U --password P [--email E] | createtoken --username U [--name N] | seed [--issues N]\n`);
+      process.stderr.write(`${err.message}\n${commandList(registry)}\n`);
       process.exit(2);
     }
-    const refusal = err instanceof CommandError || err instanceof DataDirLockedError;
-    process.stderr.write(`${refusal ? `Error: ${err.message}` : err instanceof Error ? err.stack : String(err)}\n`);
+    const known = err instanceof CommandError ? `Error: ${err.message}` : err instanceof StartupError ? err.message : undefined;
+    process.stderr.write(`${known ?? (err instanceof Error ? err.stack : String(err))}\n`);
     process.exit(1);
   },
 );

@@ -36,14 +36,15 @@ function progress(total: number) {
   };
 }
 
-/** Resources ordered so that every required parent comes before its children. */
+/** `resources` ordered so that every required parent among them comes before its children. */
 function parentsFirst(resources: readonly Resource[]): Resource[] {
   const ordered: Resource[] = [];
   const seen = new Set<string>();
+  const included = new Set(resources);
   const visit = (r: Resource) => {
     if (seen.has(r.key)) return;
     seen.add(r.key);
-    for (const fk of r.foreignKeys) if (fk.required && fk.target !== r) visit(fk.target);
+    for (const fk of r.foreignKeys) if (fk.required && fk.target !== r && included.has(fk.target)) visit(fk.target);
     ordered.push(r);
   };
   resources.forEach(visit);

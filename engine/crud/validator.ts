@@ -139,8 +139,11 @@ export interface BodyValidator {
   (body: Record<string, unknown>): Record<string, string[]>;
 }
 
-function toValidator(fn: ValidateFunction, specOf: SpecOf): BodyValidator {
+function toValidator(compile: () => ValidateFunction, specOf: SpecOf): BodyValidator {
+  let fn: ValidateFunction | undefined;
   return (body) => {
+    // compiled on first use: compiling every resource's validators at start-up takes about a second
+    fn ??= compile();
     const errors = emptyMap<string[]>();
     // PostgreSQL stores no NUL in text or jsonb: refused here, by name, never by a driver message
     const nul = Object.keys(body).filter((field) => hasNul(body[field]));
@@ -171,12 +174,12 @@ export interface ResourceValidators {
 export function compileValidators(ajv: Ajv, resource: Resource): ResourceValidators {
   const specOf: SpecOf = (name) => resource.fields.find((f) => f.name === name)?.spec;
   return {
-    create: toValidator(ajv.compile(bodySchema(resource, 'create')), specOf),
-    patch: toValidator(ajv.compile(bodySchema(resource, 'patch')), specOf),
+    create: toValidator(() => ajv.compile(bodySchema(resource, 'create')), specOf),
+    patch: toValidator(() => ajv.compile(bodySchema(resource, 'patch')), specOf),
   };
 }
 
 /** A validator for a body that is not a resource's (sign-in, tokens), with the same messages. */
 export function compileBodyValidator(ajv: Ajv, schema: Record<string, unknown>): BodyValidator {
-  return toValidator(ajv.compile(schema), () => undefined);
+  return toValidator(() => ajv.compile(schema), () => undefined);
 }

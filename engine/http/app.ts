@@ -27,6 +27,8 @@ export interface Services {
   log: Logger;
   /** Mark session and CSRF cookies Secure (behind HTTPS). */
   secureCookies?: boolean;
+  /** Believe the proxy in front: `X-Forwarded-Proto` (HTTPS) and the last `X-Forwarded-For` entry (client address). */
+  trustProxy?: boolean;
 }
 
 export interface App {
@@ -34,8 +36,9 @@ export interface App {
   services: Map<string, ResourceService>;
 }
 
-export function createApp({ db, registry, log, secureCookies = false }: Services): App {
-  const koa = new Koa({ proxy: false });
+export function createApp({ db, registry, log, secureCookies = false, trustProxy = false }: Services): App {
+  // one proxy: the address it appends is the client's; earlier entries are the client's own claims
+  const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   const ajv = createAjv();
   const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry)]));

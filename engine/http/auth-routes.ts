@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { Ajv } from 'ajv';
 import { verifyPassword } from '../auth/passwords.js';
-import { signIn, signOut } from '../auth/sessions.js';
+import { requireSecureTransport, signIn, signOut } from '../auth/sessions.js';
 import { clearFailures, recordFailure, retryAfter, type ThrottleKey } from '../auth/throttle.js';
 import { createToken } from '../auth/tokens.js';
 import { loadPrincipal, type Principal } from '../auth/users.js';
@@ -68,6 +68,7 @@ export function mountAuthRoutes(publicRouter: Router, router: Router, deps: Auth
     '/api/auth/login',
     methods({
       POST: async (ctx: Context) => {
+        requireSecureTransport(ctx, secureCookies);
         const { username, password } = validated<{ username: string; password: string }>(validateLogin, await readJsonBody(ctx));
         const keys: ThrottleKey[] = [
           { kind: 'user', value: username },
@@ -97,6 +98,7 @@ export function mountAuthRoutes(publicRouter: Router, router: Router, deps: Auth
     '/api/auth/logout',
     methods({
       POST: async (ctx) => {
+        requireSecureTransport(ctx, secureCookies);
         signOut(ctx, secureCookies);
         ctx.status = 204;
       },

@@ -4,7 +4,8 @@
  */
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
-import type { Config } from '../config.js';
+import { redactUrl, type DatabaseConfig } from '../config.js';
+import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
 
 type ClientClass = typeof knexFactory.Client;
@@ -24,13 +25,44 @@ function lockedPgLite(dir: string): ClientClass {
   } as ClientClass;
 }
 
-export function connect(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Knex {
+/** A server that does not answer fails a connection after this long instead of hanging. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+// a failed acquire also rejects the query that asked for it, which reports it; knex would add its
+// stack on stdout, among the JSON log lines
+const log = { warn: (message: string) => void (message.startsWith('Acquire connection error') || process.stderr.write(`${message}\n`)) };
+
+export function connect(config: DatabaseConfig): Knex {
   if (config.databaseUrl) {
-    return knexFactory({ client: 'pg', connection: config.databaseUrl, pool: { min: 0, max: 10 } });
+    return knexFactory({
+      client: 'pg',
+      connection: { connectionString: config.databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS },
+      pool: { min: 0, max: 10 },
+      log,
+    });
   }
   return knexFactory({
     client: lockedPgLite(config.dataDir),
     dialect: 'postgres',
     connection: { connectionString: `file://${config.dataDir}` },
+    log,
   } as Knex.Config);
+}
+
+const reason = (err: unknown): string =>
+  err instanceof AggregateError ? err.errors.map(reason).join('; ') : err instanceof Error ? err.message || String(err) : String(err);
+
+/** The database once it has answered a query; one that cannot be reached or opened is a StartupError naming the setting. */
+export async function openDatabase(config: DatabaseConfig): Promise<Knex> {
+  const db = connect(config);
+  try {
+    await db.raw('select 1');
+    return db;
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    const what = config.databaseUrl
+      ? `the database at ${redactUrl(config.databaseUrl)} (DATABASE_URL)`
+      : `the embedded database in ${config.dataDir} (BMS_DATA_DIR)`;
+    throw new StartupError(`Cannot open ${what}: ${reason(err)}.`);
+  }
 }

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { StartupError } from '../startup-error.js';
 
 export const LOCK_FILE = 'bms.lock';
 
@@ -18,7 +19,7 @@ interface Holder {
 }
 
 /** Refused because another live process holds the directory; its message says what to do. */
-export class DataDirLockedError extends Error {
+export class DataDirLockedError extends StartupError {
   constructor(dir: string, holder: Holder) {
     super(
       `The embedded database in ${dir} is in use by process ${holder.pid} (${holder.command}, since ${holder.since}). ` +

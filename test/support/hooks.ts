@@ -25,7 +25,7 @@ export const mochaHooks = {
     this.timeout(120_000);
     const database = await createTestDatabase();
     const service = await startService(
-      { databaseUrl: database.databaseUrl, dataDir: database.dataDir, host: '127.0.0.1', port: 0, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', secureCookies: false },
+      { databaseUrl: database.databaseUrl, dataDir: database.dataDir, host: '127.0.0.1', port: 0, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', secureCookies: false, trustProxy: false },
       createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
       { quiet: true },
     );

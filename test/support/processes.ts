@@ -1,0 +1,69 @@
+/**
+ * The service and the manage commands as separate processes (`node dist/…`), on a test database
+ * of their own, with settings passed in the environment as a user would.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestDatabase } from './database.js';
+
+/** The compiled tree: this file runs from `<dist>/test/support/`. */
+export const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a process on `db`; `extra` comes last, so it may replace DATABASE_URL too. */
+export function processEnv(db: TestDatabase, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, BMS_DATA_DIR: db.dataDir, LOG_LEVEL: 'info' };
+  if (db.databaseUrl) env.DATABASE_URL = db.databaseUrl;
+  else delete env.DATABASE_URL;
+  return { ...env, ...extra };
+}
+
+/** Runs `script` to its end, or until its stdout matches `untilStdout` (then stops it with SIGTERM). */
+export function run(script: string, args: string[], db: TestDatabase, extraEnv: Record<string, string> = {}, untilStdout?: RegExp): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(dist, script), ...args], { env: processEnv(db, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (untilStdout?.test(stdout)) child.kill('SIGTERM');
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export const manage = (db: TestDatabase, ...args: string[]) => run('engine/cli/manage.js', args, db);
+
+export interface ServiceProcess {
+  url: string;
+  /** The first start's API token, when this start was the first. */
+  token: string | undefined;
+  child: ChildProcess;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+}
+
+/** `npm start` as a process of its own on `db` and a free port, until stopped; resolves once it listens. */
+export async function startServiceProcess(db: TestDatabase, extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [path.join(dist, 'engine/main.js')], { env: processEnv(db, { PORT: '0', ...extraEnv }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const listening = /"url":"(http:[^"]+)","[^}]*"msg":"listening"/.exec(out);
+      if (listening) resolve(listening[1]!);
+    });
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    void exited.then((code) => reject(new Error(`the service exited with ${code}: ${out}`)));
+  });
+  return { url, token: /API token: ([0-9a-f]{64})/.exec(out)?.[1], child, exited };
+}
