@@ -18,7 +18,7 @@ export default tseslint.config(
     // the sign-in page's script runs in the browser
     files: ['engine/http/web/*.js'],
     languageOptions: {
-      globals: { document: 'readonly', fetch: 'readonly', FormData: 'readonly', navigator: 'readonly' },
+      globals: { confirm: 'readonly', document: 'readonly', fetch: 'readonly', FormData: 'readonly', navigator: 'readonly' },
     },
   },
   {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { suite } from './support/hooks.js';
+import { CHROMIUM_ARGS, chromiumOrPending } from './support/chromium.js';
 import { makeUser } from './support/fixtures.js';
 import { operations, servedDocument } from './support/openapi-document.js';
 
@@ -42,13 +43,10 @@ describe('Swagger UI', function () {
     let context: BrowserContext;
     let profile: string;
 
-    before(async () => {
+    before(async function () {
       profile = fs.mkdtempSync(path.join(os.tmpdir(), 'bms-chromium-'));
-      context = await chromium.launchPersistentContext(profile, {
-        executablePath: '/usr/bin/chromium',
-        headless: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      });
+      const executablePath = chromiumOrPending(this);
+      context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: CHROMIUM_ARGS });
     });
 
     after(async () => {

@@ -13,6 +13,7 @@ import { sessionMiddleware } from '../auth/sessions.js';
 import { authenticate, notFoundAfterAuthentication } from './authenticate.js';
 import { mountAuthRoutes } from './auth-routes.js';
 import { mountBatch } from './batch-routes.js';
+import { mountFavicon } from './favicon.js';
 import { mountHealth } from './health.js';
 import { mountSignInPage } from './sign-in-page.js';
 import { mountSchema } from '../openapi/routes.js';
@@ -47,6 +48,7 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   const publicRouter = new Router({ sensitive: true });
   mountHealth(publicRouter, db);
   mountSignInPage(publicRouter);
+  mountFavicon(publicRouter);
   mountSchema(publicRouter, registry, services);
 
   const router = new Router({ sensitive: true });

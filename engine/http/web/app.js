@@ -32,8 +32,20 @@ function errorText(data) {
 
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 
+/** The id of the token whose value is on show under "Copy the new token now". */
+let shownTokenId = null;
+
+function showNewToken(token) {
+  shownTokenId = token?.id ?? null;
+  $('#new-token-value').textContent = token?.token ?? '';
+  $('#new-token').hidden = !token;
+  $('#copy').textContent = 'Copy';
+}
+
 async function showTokens() {
   const { data } = await api('GET', '/api/auth/tokens');
+  // a value stays on show only while its token exists (not revoked here or elsewhere)
+  if (shownTokenId !== null && !data.some((t) => t.id === shownTokenId)) showNewToken(null);
   const rows = data.map((t) => {
     const tr = document.createElement('tr');
     tr.dataset.id = String(t.id);
@@ -46,6 +58,7 @@ async function showTokens() {
     revoke.type = 'button';
     revoke.textContent = 'Revoke';
     revoke.addEventListener('click', async () => {
+      if (!confirm(`Revoke the token "${t.name}"? Programs using it are refused from then on.`)) return;
       const res = await api('DELETE', `/api/auth/tokens/${t.id}`);
       if (res.status !== 204) return say(errorText(res.data));
       await showTokens();
@@ -67,7 +80,7 @@ async function showAccount(user) {
 
 function showSignIn() {
   $('#account').hidden = true;
-  $('#new-token').hidden = true;
+  showNewToken(null);
   $('#signin').hidden = false;
 }
 
@@ -89,8 +102,7 @@ $('#create').addEventListener('submit', async (event) => {
   if (res.status !== 201) return say(errorText(res.data));
   say('');
   event.target.reset();
-  $('#new-token-value').textContent = res.data.token;
-  $('#new-token').hidden = false;
+  showNewToken(res.data);
   await showTokens();
 });
 
