@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { suite } from './support/hooks.js';
 import { CHROMIUM_ARGS, chromiumOrPending } from './support/chromium.js';
-import { makeUser } from './support/fixtures.js';
+import { created, makeUser, unique } from './support/fixtures.js';
 import { operations, servedDocument } from './support/openapi-document.js';
 
 const DOCS = '/api/schema/swagger-ui';
@@ -92,6 +92,42 @@ describe('Swagger UI', function () {
       await status.waitFor();
       expect((await status.innerText()).trim()).to.equal('200');
       expect(problems).to.deep.equal([]);
+    });
+
+    it('runs the issue list with nothing filled in and shows the issues that exist, and plausible examples', async () => {
+      const { service, admin } = suite();
+      const tracker = await created(admin, '/api/issue/tracker', { title: unique('Swagger tracker'), visibility: 'normal' });
+      const mine: number[] = [];
+      for (const title of ['Printer jams', 'VPN drops', 'Badge reader offline']) mine.push((await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title })).id);
+      const user = await makeUser({ permissions: ['issues.view_issue'] });
+      const expected = await user.client.get('/api/issue/issue');
+      expect(expected.status).to.equal(200);
+      expect(expected.body.map((i: { id: number }) => i.id)).to.include.members(mine);
+
+      const page = await context.newPage();
+      await page.goto(`${service.url}${DOCS}/#/issue/issue_issue_list`);
+      const operation = page.locator('#operations-issue-issue_issue_list');
+      await operation.locator('.opblock-body').waitFor();
+      await page.evaluate((token) => (window as unknown as { ui: { preauthorizeApiKey(n: string, v: string): void } }).ui.preauthorizeApiKey('tokenAuth', token), `Token ${user.token}`);
+
+      // the sample Swagger UI shows for the answer: small ids, not the largest integer
+      const sample = JSON.parse(await operation.locator('.responses-table .response[data-code="200"] .example .microlight, .responses-table .response[data-code="200"] pre').first().innerText()) as Record<string, unknown>[];
+      expect(sample[0]).to.include({ id: 42, tracker: 3 });
+      expect(JSON.stringify(sample)).not.to.include('2147483647');
+
+      await operation.locator('button.try-out__btn').click();
+      // nothing is filled in, so nothing filters the list
+      const filled = await operation.locator('.parameters input, .parameters select').evaluateAll((inputs) =>
+        inputs.flatMap((i) => ((i as HTMLInputElement).value && (i as HTMLInputElement).value !== '--' ? [`${(i as HTMLInputElement).name || i.closest('tr')?.dataset.paramName}=${(i as HTMLInputElement).value}`] : [])),
+      );
+      expect(filled).to.deep.equal([]);
+      await operation.locator('button.execute').click();
+      const status = operation.locator('.live-responses-table tbody .response-col_status').first();
+      await status.waitFor();
+      expect((await status.innerText()).trim()).to.equal('200');
+      expect((await operation.locator('.request-url pre').innerText()).trim()).to.equal(`${service.url}/api/issue/issue`);
+      const shown = JSON.parse(await operation.locator('.live-responses-table .response-col_description pre').first().innerText()) as { id: number }[];
+      expect(shown).to.deep.equal(expected.body);
     });
   });
 });

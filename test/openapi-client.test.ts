@@ -32,7 +32,7 @@ async function listEmployees(query: EmployeeQuery): Promise<Employees> {
 }
 
 export async function usage(): Promise<string[]> {
-  const employees: Employee[] = await listEmployees({ archived: false, employment_type: 'intern', ordering: '-created', limit: 10 });
+  const employees: Employee[] = await listEmployees({ archived: false, employment_type: 'intern', ordering: ['-created'], limit: 10 });
   const body: NewEmployee = { vorname: 'Ada', nachname: 'Lovelace', email: null, orgunit_id: 3 };
   const created: Created = { ...employees[0]!, vorname: body.vorname };
   const supervisor: number | null = created.supervisor;
@@ -43,9 +43,11 @@ export async function usage(): Promise<string[]> {
   const incomplete: NewEmployee = { vorname: 'Ada' };
   // @ts-expect-error archived is a boolean
   const badQuery: EmployeeQuery = { archived: 'yes' };
+  // @ts-expect-error ordering names orderable fields only
+  const badOrdering: EmployeeQuery = { ordering: ['-no_such_field'] };
   // @ts-expect-error employment_type is one of its enum values
   const badType: NewEmployee = { vorname: 'A', nachname: 'B', employment_type: 'freelance' };
-  return [String(supervisor), String(moved), ...permissions, ...(errors ?? []), String(incomplete), String(badQuery), String(badType)];
+  return [String(supervisor), String(moved), ...permissions, ...(errors ?? []), String(incomplete), String(badQuery), String(badOrdering), String(badType)];
 }
 `;
 

@@ -228,6 +228,69 @@ describe('OpenAPI document', () => {
       }
     });
 
+    it('documents every state machine as declared: x-transitions and x-initial-states in the read, create and patch schemas, the moves in words', () => {
+      let fields = 0;
+      for (const r of registry.resources) {
+        const schemas = [readOf(r.key), requestSchemaOf(doc, op(`${r.operationPrefix}_create`).op)!, requestSchemaOf(doc, op(`${r.operationPrefix}_partial_update`).op)!];
+        for (const f of r.fields) {
+          const spec = f.spec;
+          if (spec.type !== 'state') continue;
+          fields++;
+          const transitions = Object.fromEntries(spec.values.map((s) => [s, spec.transitions[s] ?? []]));
+          for (const schema of schemas) {
+            const p = props(schema)[f.name]!;
+            const label = `${r.key}.${f.name}`;
+            expect(p['x-transitions'], label).to.deep.equal(transitions);
+            expect(p['x-initial-states'], label).to.deep.equal(spec.initial);
+            for (const [from, to] of Object.entries(transitions)) {
+              if (to.length) expect(p.description, label).to.include(`\`${from}\` → ${to.map((s) => `\`${s}\``).join(' or ')}`);
+            }
+          }
+        }
+      }
+      expect(fields).to.be.greaterThan(10);
+    });
+
+    it('gives optional query parameters no example or default: Swagger UI would fill them in and send them', () => {
+      const filled: string[] = [];
+      const keys = (x: object) => Object.keys(x).filter((k) => ['example', 'examples', 'default'].includes(k));
+      for (const o of operations(doc)) {
+        for (const p of (o.op.parameters ?? []).map((x) => resolve<Parameter>(doc, x))) {
+          if (p.required) continue;
+          const schemas = [p.schema, ...((p.schema.anyOf ?? p.schema.oneOf ?? []) as Schema[]), ...(p.schema.items ? [p.schema.items as Schema] : [])];
+          for (const k of [...keys(p), ...schemas.flatMap(keys)]) filled.push(`${o.op.operationId} ?${p.name}: ${k}`);
+        }
+      }
+      expect(filled).to.deep.equal([]);
+    });
+
+    it('gives every property of every record a plausible example: ids small, never the largest integer', () => {
+      const problems: string[] = [];
+      for (const r of registry.resources) {
+        const p = props(readOf(r.key));
+        for (const [name, s] of Object.entries(p)) {
+          const json = r.fields.find((f) => f.name === name)?.spec.type === 'json';
+          if (!('example' in s) && !json) problems.push(`${r.key}.${name}: no example`);
+        }
+        const ids = [p.id!.example, p.created_by!.example, ...r.foreignKeys.map((fk) => p[fk.name]!.example), ...r.manyToMany.flatMap((m) => p[m.name]!.example as number[])];
+        for (const id of ids) if (!(typeof id === 'number' && id >= 1 && id < 1000)) problems.push(`${r.key}: id example ${String(id)}`);
+      }
+      expect(problems).to.deep.equal([]);
+      // Swagger UI samples an integer without an example as its maximum
+      const examples: unknown[] = [];
+      const walk = (x: unknown, path: string): void => {
+        if (typeof x !== 'object' || x === null) return;
+        // an example stands for its whole subtree in Swagger UI's samples
+        if ('example' in x) return void examples.push(x.example);
+        if ('maximum' in x && x.maximum === 2147483647 && !path.includes('/parameters/')) problems.push(`${path}: no example`);
+        Object.entries(x).forEach(([k, v]) => walk(v, `${path}/${k}`));
+      };
+      walk(doc, '#');
+      expect(problems).to.deep.equal([]);
+      expect(examples.length).to.be.greaterThan(registry.resources.length * 5);
+      expect(JSON.stringify(examples)).not.to.include('2147483647');
+    });
+
     it('gives every operation a summary, and every parameter, schema property and tag a description', () => {
       const missing: string[] = [];
       for (const o of operations(doc)) {

@@ -88,7 +88,7 @@ describe('the OpenAPI document is true of the running service', function () {
   /** Every documented query parameter at once, each with a documented-valid value. */
   function listQuery(o: DocumentedOperation): string {
     const params = (o.op.parameters ?? []).map((p) => resolve(doc, p)).filter((p) => p.in === 'query');
-    return `?${params.map((p) => `${p.name}=${encodeURIComponent(String(p.example ?? sampleValue(doc, p.schema)))}`).join('&')}`;
+    return `?${params.map((p) => `${p.name}=${encodeURIComponent(String(sampleValue(doc, p.schema)))}`).join('&')}`;
   }
 
   /** A collection path and its item paths, in the order a client would use them; returns the problems. */
@@ -203,6 +203,45 @@ describe('the OpenAPI document is true of the running service', function () {
     });
     expect(problems).to.deep.equal([]);
   });
+
+  for (const collection of ['/api/issue/issue', '/api/issue/tracker']) {
+    it(`enforces the state machine documented for ${collection}: x-initial-states on create, x-transitions on every move`, async () => {
+      const create = operations(doc).find((o) => o.path === collection && o.method === 'post')!;
+      const schema = requestSchemaOf(doc, create.op)!;
+      const [field, property] = Object.entries(schema.properties as Record<string, Schema>).find(([, p]) => p['x-transitions'])!;
+      const transitions = property['x-transitions'] as Record<string, string[]>;
+      const initial = property['x-initial-states'] as string[];
+      // a fresh body each time: unique values (remote_key) must not repeat
+      const body = async (state: string) => ({ ...(await samples.body(collection, schema)), [field]: state });
+      const problems: string[] = [];
+      const expectStatus = (what: string, res: Reply, ok: boolean) => {
+        if (res.status !== (ok ? (what.startsWith('create') ? 201 : 200) : 400)) problems.push(`${what}: ${res.status} ${res.text.slice(0, 200)}`);
+      };
+      for (const state of Object.keys(transitions)) expectStatus(`create in ${state}`, await superuser.client.post(collection, await body(state)), initial.includes(state));
+
+      // the documented route to each state, from a documented initial state
+      const routes = new Map(initial.map((s) => [s, [s]]));
+      for (const [from] of routes) for (const to of transitions[from]!) if (!routes.has(to)) routes.set(to, [...routes.get(from)!, to]);
+      const recordIn = async (state: string): Promise<number> => {
+        const [first, ...steps] = routes.get(state)!;
+        const id = (await superuser.client.post(collection, await body(first!))).body.id as number;
+        for (const step of steps) expectStatus(`route to ${state}: ${step}`, await superuser.client.patch(`${collection}/${id}`, { [field]: step }), true);
+        return id;
+      };
+      expect([...routes.keys()].sort()).to.deep.equal(Object.keys(transitions).sort());
+      for (const from of Object.keys(transitions)) {
+        let id = await recordIn(from);
+        for (const to of Object.keys(transitions).filter((s) => s !== from)) {
+          const allowed = transitions[from]!.includes(to);
+          const res = await superuser.client.patch(`${collection}/${id}`, { [field]: to });
+          expectStatus(`${from} → ${to}`, res, allowed);
+          if (!allowed && JSON.stringify(res.body) !== JSON.stringify({ [field]: [`Transition from "${from}" to "${to}" is not allowed.`] })) problems.push(`${from} → ${to}: ${res.text}`);
+          if (allowed) id = await recordIn(from);
+        }
+      }
+      expect(problems).to.deep.equal([]);
+    });
+  }
 
   it('gives examples that are valid for their own schemas', () => {
     const problems: string[] = [];

@@ -51,6 +51,19 @@ export function exampleValue(name: string, spec: FieldSpec, n = 1): unknown {
 }
 
 /**
+ * A fixed example for the schema: plausible, valid like `exampleValue`, and the same on every
+ * start (no random part), so the document does not change between starts.
+ */
+export function documentedValue(name: string, spec: FieldSpec): unknown {
+  const words = name.replace(/_/g, ' ');
+  if ('default' in spec && spec.default !== undefined) return spec.default;
+  if (spec.type === 'string') return `Example ${words}`.slice(0, spec.maxLength);
+  if (spec.type === 'text') return `Example ${words}.`;
+  if (spec.type === 'email') return 'anna.keller@example.com';
+  return exampleValue(name, spec);
+}
+
+/**
  * An example body for `resource` (without foreign keys): every writable field set, and the
  * fields of record rules given values that satisfy them (ordered pairs, short periods, no answers).
  */

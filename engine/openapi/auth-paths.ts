@@ -14,7 +14,7 @@ const token: Schema = {
   type: 'object',
   description: 'An API token of the caller; its key is shown only once, when it is created.',
   properties: {
-    id: { type: 'integer', minimum: 1, maximum: INT_MAX, description: 'Identifier of the token.' },
+    id: { type: 'integer', minimum: 1, maximum: INT_MAX, description: 'Identifier of the token.', example: 2 },
     name: { type: 'string', description: 'What the token is for.' },
     created: dateTime('When the token was created (UTC).'),
     last_used: dateTime('When the token last authenticated a request (UTC, updated at most once a minute); null if never.', true),

@@ -7,7 +7,7 @@ import type { Batch } from '../registry/resource.js';
 import { json, responsesOf } from './shared.js';
 import { componentName, ref, type PathsPart, type Schema } from './types.js';
 
-const id = { type: 'integer', minimum: 1, maximum: INT_MAX };
+const id = { type: 'integer', minimum: 1, maximum: INT_MAX, example: 4 };
 
 function requestOf(batch: Batch): Schema {
   const properties: Record<string, Schema> = {
@@ -15,6 +15,7 @@ function requestOf(batch: Batch): Schema {
       type: 'array',
       items: { ...id, description: `Id of a record: ${batch.resource.title}.` },
       maxItems: batch.maxIds,
+      example: [4, 7, 9],
       description: `The ${batch.resource.title} records, at most ${batch.maxIds}; each must exist and be visible to the caller.`,
     },
   };

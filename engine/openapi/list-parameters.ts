@@ -37,15 +37,16 @@ export function listParameters(service: ResourceService): (Parameter | Ref)[] {
       schema: { type: 'string' },
     });
   }
-  const orderable = [...service.orderable.keys()].map((n) => `\`${n}\``).join(', ');
+  const orderable = [...service.orderable.keys()];
   const byDefault = resource.ordering.length ? resource.ordering.join(',') : 'id';
   params.push(
     {
       name: 'ordering',
       in: 'query',
-      description: `Comma-separated fields to order by, \`-\` for descending; ties are broken by id. Default \`${byDefault}\`. Fields: ${orderable}.`,
-      schema: { type: 'string' },
-      example: '-created',
+      description: `Fields to order by, comma-separated, \`-\` for descending (e.g. \`-created,id\`); ties are broken by id. Default \`${byDefault}\`.`,
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', items: { type: 'string', enum: orderable.flatMap((n) => [n, `-${n}`]) } },
     },
     ref('parameters', 'Limit'),
     ref('parameters', 'Offset'),

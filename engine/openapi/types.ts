@@ -19,8 +19,10 @@ export interface Parameter {
   in: 'query' | 'path' | 'header' | 'cookie';
   required?: boolean;
   description: string;
+  /** Only `form` with `explode: false` is written: a comma-separated list. */
+  style?: 'form';
+  explode?: false;
   schema: Schema;
-  example?: unknown;
 }
 
 export interface Header {
