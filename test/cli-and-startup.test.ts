@@ -7,19 +7,19 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createLogger } from '../engine/log.js';
 import { loadRegistry } from '../engine/registry/registry.js';
-import { startService } from '../engine/service.js';
+import { startService, type RunningService } from '../engine/service.js';
 import { Client } from './support/client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { dist, manage, processEnv, run, startServiceProcess } from './support/processes.js';
 
-async function withService<T>(db: TestDatabase, work: (client: Client) => Promise<T>): Promise<T> {
+async function withService<T>(db: TestDatabase, work: (client: Client, service: RunningService) => Promise<T>): Promise<T> {
   const svc = await startService(
     { databaseUrl: db.databaseUrl, dataDir: db.dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', secureCookies: false, trustProxy: false },
     createLogger('silent'),
     { quiet: true },
   );
   try {
-    return await work(new Client(svc.url));
+    return await work(new Client(svc.url), svc);
   } finally {
     await svc.close();
   }
@@ -153,6 +153,76 @@ function atTerminal(db: TestDatabase, args: string[], answers: string[]): Promis
     child.on('close', (code) => resolve({ code, output }));
   });
 }
+
+describe('seed in batches', function () {
+  this.timeout(300_000);
+  const ISSUES = 3000;
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase();
+    await manage(db, 'createsuperuser', '--username', 'seeder', '--password', 'long-enough-1');
+  });
+  after(async () => db.drop());
+
+  it(`seeds ${ISSUES} issues valid by their declaration: counts, links within the tracker, state logs, listed by the API`, async () => {
+    const started = Date.now();
+    const res = await manage(db, 'seed', '--issues', String(ISSUES));
+    expect(res.code, res.stderr).to.equal(0);
+    // record by record through the API this took about three minutes; in batches a few seconds
+    expect(Date.now() - started, 'ms to seed').to.be.below(90_000);
+    const bar = /\[#{30}\] (\d+)\/\1 /.exec(res.stderr);
+    expect(Number(bar?.[1]), res.stderr.slice(-300)).to.be.greaterThan(ISSUES);
+    expect(res.stdout).to.include(`${ISSUES} issue/issue`);
+    const token = (await manage(db, 'createtoken', '--username', 'seeder')).stdout.trim();
+    const registry = await loadRegistry();
+    const spec = registry.get('issue/issue').fields.find((f) => f.name === 'state')!.spec;
+    if (spec.type !== 'state') throw new Error('issue/issue has no state field');
+
+    await withService(db, async (client, service) => {
+      const issues = await client.get('/api/issue/issue', { token });
+      expect(issues.status).to.equal(200);
+      expect(issues.body).to.have.length(ISSUES);
+      const byState = new Map<string, number>();
+      for (const i of issues.body as { state: string }[]) byState.set(i.state, (byState.get(i.state) ?? 0) + 1);
+      expect(byState.size, JSON.stringify([...byState])).to.be.greaterThan(4);
+
+      // every link stays within the issue's tracker, and there are links
+      const categories = new Map(((await client.get('/api/issue/category', { token })).body as { id: number; tracker: number }[]).map((c) => [c.id, c.tracker]));
+      const links = (issues.body as { tracker: number; categories: number[] }[]).flatMap((i) => i.categories.map((c) => [i.tracker, categories.get(c)]));
+      expect((issues.body as { categories: number[] }[]).filter((i) => i.categories.length === 0)).to.deep.equal([]);
+      expect(links.filter(([tracker, owner]) => tracker !== owner)).to.deep.equal([]);
+
+      // each issue's log starts in an initial state and walks declared moves to the state it is in
+      const log = (await service.db('state_changes').where({ resource: 'issue/issue', field: 'state' }).orderBy('id').select('record_id', 'from_state', 'to_state')) as { record_id: number; from_state: string | null; to_state: string }[];
+      const walks = new Map<number, { from: string | null; to: string }[]>();
+      for (const row of log) walks.set(row.record_id, [...(walks.get(row.record_id) ?? []), { from: row.from_state, to: row.to_state }]);
+      const problems: string[] = [];
+      for (const issue of issues.body as { id: number; state: string }[]) {
+        const walk = walks.get(issue.id) ?? [];
+        if (walk[0]?.from !== null || !spec.initial.includes(walk[0].to)) problems.push(`${issue.id}: starts ${JSON.stringify(walk[0])}`);
+        for (const [k, move] of walk.entries()) if (k > 0 && (move.from !== walk[k - 1]!.to || !(spec.transitions[move.from] ?? []).includes(move.to))) problems.push(`${issue.id}: ${move.from} → ${move.to}`);
+        if (walk.at(-1)?.to !== issue.state) problems.push(`${issue.id}: log ends in ${walk.at(-1)?.to}, issue is ${issue.state}`);
+        if (!spec.initial.includes(issue.state) && walk.length < 2) problems.push(`${issue.id}: ${issue.state} without moves`);
+      }
+      expect(problems.slice(0, 10)).to.deep.equal([]);
+      expect(walks.size).to.equal(ISSUES);
+      const sample = (issues.body as { id: number; state: string }[]).find((i) => i.state === 'resolved')!;
+      expect((await client.get(`/api/issue/issue/${sample.id}/transitions`, { token })).body.map((t: { to: string }) => t.to)).to.deep.equal(walks.get(sample.id)!.map((m) => m.to));
+
+      // what the seed wrote, the API accepts back: a PUT of a record's own GET body, for every seeded resource
+      const refused: string[] = [];
+      for (const r of registry.resources.filter((x) => !['user', 'customgroup'].includes(x.key))) {
+        const [record] = (await client.get(`${r.path}?limit=1&ordering=-id`, { token })).body as { id: number }[];
+        if (!record) refused.push(`${r.key}: nothing seeded`);
+        else {
+          const put = await client.put(`${r.path}/${record.id}`, record, { token });
+          if (put.status !== 200) refused.push(`${r.key}: ${put.status} ${put.text.slice(0, 200)}`);
+        }
+      }
+      expect(refused).to.deep.equal([]);
+    });
+  });
+});
 
 describe('first start', function () {
   this.timeout(120_000);

@@ -37,7 +37,7 @@ async function visibleRows(c: CheckContext, target: Resource, ids: number[], col
 }
 
 /** The value after the write: the new one if given, else the current one (under its read name). */
-export function nextValue(c: CheckContext, values: Values, writeName: string, readName: string): unknown {
+export function nextValue(c: Pick<CheckContext, 'existing'>, values: Values, writeName: string, readName: string): unknown {
   return writeName in values ? values[writeName] : c.existing?.[readName];
 }
 
@@ -107,7 +107,7 @@ export async function checkReferences(c: CheckContext, resource: Resource, value
 }
 
 /** State moves: on create only initial states; on update only declared transitions. */
-export function checkStates(c: CheckContext, resource: Resource, values: Values): { field: Field; from: string | null; to: string }[] {
+export function checkStates(c: Pick<CheckContext, 'errors' | 'existing'>, resource: Resource, values: Values): { field: Field; from: string | null; to: string }[] {
   const moves: { field: Field; from: string | null; to: string }[] = [];
   for (const f of resource.fields) {
     const s = f.spec;
@@ -135,7 +135,8 @@ function comparable(field: Field | undefined, v: unknown): number | string {
   return String(v);
 }
 
-function checkOrder(c: CheckContext, resource: Resource, rule: RuleOf<'order'>, values: Values): void {
+/** Needs no database: bulk writes check it per record too. */
+export function checkOrder(c: Pick<CheckContext, 'errors' | 'existing'>, resource: Resource, rule: RuleOf<'order'>, values: Values): void {
   const [a, b] = [nextValue(c, values, rule.earlier, rule.earlier), nextValue(c, values, rule.later, rule.later)];
   if (a == null || b == null || c.errors.has(rule.earlier) || c.errors.has(rule.later)) return;
   if (comparable(findField(resource, rule.later), b) < comparable(findField(resource, rule.earlier), a)) c.errors.add(rule.later, `Must not be before ${rule.earlier}.`);

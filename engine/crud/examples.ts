@@ -65,12 +65,15 @@ export function documentedValue(name: string, spec: FieldSpec): unknown {
 
 /**
  * An example body for `resource` (without foreign keys): every writable field set, and the
- * fields of record rules given values that satisfy them (ordered pairs, short periods, no answers).
+ * fields of record rules given values that satisfy them (ordered pairs, periods that never
+ * overlap another example's, no answers).
  */
 export function exampleBody(resource: Resource, n = 1): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const f of resource.fields) if (f.writable) body[f.name] = exampleValue(f.name, f.spec, n);
-  for (const rule of resource.rules) {
+  // periods that must not overlap last: they also satisfy any order rule on the same fields
+  const rules = [...resource.rules].sort((x, y) => Number(x.kind === 'noOverlap') - Number(y.kind === 'noOverlap'));
+  for (const rule of rules) {
     if (rule.kind === 'answers') {
       // no answers yet, in a state that needs none, fit whatever questions the parent has
       body[rule.field] = {};
@@ -79,6 +82,14 @@ export function exampleBody(resource: Resource, n = 1): Record<string, unknown> 
     }
     const [a, b] = rule.kind === 'order' ? [rule.earlier, rule.later] : [rule.start, rule.end];
     const type = resource.fields.find((f) => f.name === a)?.spec.type;
+    if (rule.kind === 'noOverlap' && (type === 'date' || type === 'datetime')) {
+      // the n-th hour (or day) of its own: no two examples overlap, whatever their scope
+      const step = type === 'date' ? 86_400_000 : 3_600_000;
+      const start = Date.UTC(2026, 2, 1) + n * step;
+      const at = (t: number) => (type === 'date' ? new Date(t).toISOString().slice(0, 10) : new Date(t).toISOString());
+      [body[a], body[b]] = [at(start), at(start + step)];
+      continue;
+    }
     const day = String(1 + (n % 28)).padStart(2, '0');
     if (type === 'datetime') [body[a], body[b]] = [`2026-03-${day}T08:00:00.000Z`, `2026-03-${day}T09:00:00.000Z`];
     else if (type === 'date') [body[a], body[b]] = [`2026-03-${day}`, `2026-04-${day}`];

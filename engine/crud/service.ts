@@ -86,7 +86,7 @@ export class ResourceService {
   }
 
   /** Shape errors are collected, not thrown: the database checks add theirs, then all are reported at once. */
-  private validate(body: unknown, mode: 'create' | 'patch'): { values: Record<string, unknown>; errors: FieldErrorCollector } {
+  validate(body: unknown, mode: 'create' | 'patch'): { values: Record<string, unknown>; errors: FieldErrorCollector } {
     const { values, errors } = normaliseBody(this.resource, body);
     const collector = new FieldErrorCollector();
     const merge = (e: FieldErrors) => Object.entries(e).forEach(([k, msgs]) => msgs.forEach((m) => collector.add(k, m)));

@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { Model } from 'objection';
 import type { Principal } from '../auth/users.js';
 import { hashPassword } from '../auth/passwords.js';
-import type { Field, Resource } from '../registry/resource.js';
+import type { Field, ManyToManyRef, Resource } from '../registry/resource.js';
 import { selectList, ROW } from '../storage/serialise.js';
 import type { Fragment } from '../storage/sql.js';
 import type { Values } from './body.js';
@@ -36,28 +36,34 @@ export async function fetchRecord(db: Db, resource: Resource, id: number): Promi
 /** A Postgres array literal for text[] parameters (drivers differ in how they send JS arrays). */
 const textArray = (items: string[]): string => `{${items.map((s) => `"${s.replace(/(["\\])/g, '\\$1')}"`).join(',')}}`;
 
-/** Boxed, because a knex raw is a thenable: returned bare from an async function, it would run on its own. */
-async function columnValue(db: Db, f: Field, value: unknown): Promise<{ v: unknown }> {
-  if (value === null) return { v: null };
-  switch (f.spec.type) {
-    case 'password':
-      return { v: await hashPassword(value as string) };
-    case 'json':
-      return { v: db.raw('?::jsonb', [JSON.stringify(value)]) };
-    case 'permissions':
-      return { v: db.raw('?::text[]', [textArray([...new Set(value as string[])])]) };
-    default:
-      return { v: value };
-  }
+/** The value as stored: passwords hashed, permission lists without repeats; plain JSON otherwise. */
+async function storedValue(f: Field, value: unknown): Promise<unknown> {
+  if (value === null) return null;
+  if (f.spec.type === 'password') return hashPassword(value as string);
+  if (f.spec.type === 'permissions') return [...new Set(value as string[])];
+  return value;
 }
 
-async function columnValues(db: Db, resource: Resource, values: Values): Promise<Row> {
+/** Column → stored value of the fields, foreign keys and remote key in `values` (plain JSON, for bulk inserts too). */
+export async function rowValues(resource: Resource, values: Values): Promise<Row> {
   const row: Row = {};
   for (const f of resource.fields) {
-    if (f.column && f.name in values) row[f.column] = (await columnValue(db, f, values[f.name])).v;
+    if (f.column && f.name in values) row[f.column] = await storedValue(f, values[f.name]);
   }
   for (const fk of resource.foreignKeys) if (fk.writeName in values) row[fk.column] = values[fk.writeName];
   if ('remote_key' in values) row.remote_key = values.remote_key;
+  return row;
+}
+
+/** The row for a knex write: JSON and text[] columns cast explicitly (drivers differ in how they send JS arrays). */
+async function columnValues(db: Db, resource: Resource, values: Values): Promise<Row> {
+  const row = await rowValues(resource, values);
+  for (const f of resource.fields) {
+    const v = f.column ? row[f.column] : undefined;
+    if (v === undefined || v === null) continue;
+    if (f.spec.type === 'json') row[f.column!] = db.raw('?::jsonb', [JSON.stringify(v)]);
+    if (f.spec.type === 'permissions') row[f.column!] = db.raw('?::text[]', [textArray(v as string[])]);
+  }
   return row;
 }
 
@@ -74,13 +80,17 @@ function modelOf(resource: Resource): typeof Model {
   return m;
 }
 
+/** Join-table rows linking record `id` through `m` to the ids in `values`. */
+export function linkRows(m: ManyToManyRef, id: number, values: Values): Row[] {
+  return uniqueIds(values[m.writeName]).map((t) => ({ [m.spec.sourceColumn]: id, [m.spec.targetColumn]: t }));
+}
+
 async function syncLinks(db: Db, resource: Resource, id: number, values: Values): Promise<void> {
   for (const m of resource.manyToMany) {
     if (!(m.writeName in values)) continue;
-    const { table, sourceColumn, targetColumn } = m.spec;
-    await db(table).where(sourceColumn, id).delete();
-    const ids = uniqueIds(values[m.writeName]);
-    if (ids.length) await db(table).insert(ids.map((t) => ({ [sourceColumn]: id, [targetColumn]: t })));
+    await db(m.spec.table).where(m.spec.sourceColumn, id).delete();
+    const rows = linkRows(m, id, values);
+    if (rows.length) await db(m.spec.table).insert(rows);
   }
 }
 
@@ -90,11 +100,13 @@ export interface StateMove {
   to: string;
 }
 
+/** State-log rows for the moves of record `id`. */
+export function moveRows(resource: Resource, id: number, moves: readonly StateMove[], user: Principal): Row[] {
+  return moves.map((m) => ({ resource: resource.key, record_id: id, field: m.field.name, from_state: m.from, to_state: m.to, changed_by: user.id }));
+}
+
 async function logMoves(db: Db, resource: Resource, id: number, moves: StateMove[], user: Principal): Promise<void> {
-  if (!moves.length) return;
-  await db('state_changes').insert(
-    moves.map((m) => ({ resource: resource.key, record_id: id, field: m.field.name, from_state: m.from, to_state: m.to, changed_by: user.id })),
-  );
+  if (moves.length) await db('state_changes').insert(moveRows(resource, id, moves, user));
 }
 
 export async function insertRecord(trx: Knex.Transaction, resource: Resource, values: Values, user: Principal, moves: StateMove[]): Promise<number> {

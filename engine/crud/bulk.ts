@@ -1,0 +1,160 @@
+/**
+ * Many new records of one resource at once, set-based, for the seed and later imports: one
+ * transaction per batch and a fixed handful of statements whatever its size (ids drawn from the
+ * sequence, then rows, links and state-log rows each inserted from one JSON parameter), where
+ * the API spends several round trips per record.
+ *
+ * The records are held to the declaration as the API holds them: each body passes the API's own
+ * validation (shape, permission names), its initial state and state walk the declared lifecycle,
+ * and its order rules; the database enforces foreign keys, enums and unique fields; links that
+ * must share a parent, periods that must not overlap and answers are checked over the batch.
+ * Callers are trusted: no permission, visibility or escalation checks are made.
+ */
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/users.js';
+import { ValidationError, type FieldErrors } from '../errors.js';
+import type { RecordRule } from '../declare/index.js';
+import { answerSources } from '../registry/answers-rule.js';
+import { findField, findForeignKey, type Resource } from '../registry/resource.js';
+import { q } from '../storage/sql.js';
+import { answerErrors, capitalise } from './answers.js';
+import type { Values } from './body.js';
+import { checkOrder, checkStates, rowsOf, type Row } from './checks.js';
+import type { ResourceService } from './service.js';
+import { linkRows, moveRows, rowValues, type StateMove } from './store.js';
+
+export interface NewRecord {
+  /** A create body, as the API accepts it. */
+  body: Record<string, unknown>;
+  /** Per state field, the states the record then moves through, one declared transition each. */
+  walks?: Readonly<Record<string, readonly string[]>>;
+}
+
+interface Checked {
+  values: Values;
+  moves: StateMove[];
+}
+
+/** `select` of the ids in a JSON array parameter: one binding for any number of ids. */
+const IDS = 'select value::int from json_array_elements_text(?::json)';
+
+export class BulkWriter {
+  readonly resource: Resource;
+
+  constructor(private readonly service: ResourceService) {
+    this.resource = service.resource;
+  }
+
+  /** Creates the records in one transaction, all or none; answers their ids in order. */
+  async insert(user: Principal, records: readonly NewRecord[]): Promise<number[]> {
+    if (records.length === 0) return [];
+    const checked = records.map((r, i) => this.check(r, i));
+    return this.service.transaction(async (trx) => {
+      // ids drawn up front, so links and log rows need no answer from the row insert
+      const drawn = await trx.raw(`select nextval(pg_get_serial_sequence(?, 'id'))::int as id from generate_series(1, ?)`, [q(this.resource.table), records.length]);
+      const ids = (rowsOf(drawn) as { id: number }[]).map((r) => r.id);
+      const rows = await Promise.all(checked.map(async (c, i) => ({ id: ids[i]!, created_by: user.id, ...(await rowValues(this.resource, c.values)) })));
+      await insertJson(trx, this.resource.table, rows);
+      for (const m of this.resource.manyToMany) await insertJson(trx, m.spec.table, checked.flatMap((c, i) => (m.writeName in c.values ? linkRows(m, ids[i]!, c.values) : [])));
+      await insertJson(trx, 'state_changes', checked.flatMap((c, i) => moveRows(this.resource, ids[i]!, c.moves, user)));
+      await this.checkLinks(trx, ids);
+      for (const rule of this.resource.rules) {
+        if (rule.kind === 'noOverlap') await this.checkNoOverlap(trx, rule, ids);
+        if (rule.kind === 'answers') await this.checkAnswers(trx, rule, checked);
+      }
+      return ids;
+    });
+  }
+
+  /** What needs no database: the body as the API validates it, the lifecycle, order rules. */
+  private check(record: NewRecord, index: number): Checked {
+    const { values, errors } = this.service.validate(record.body, 'create');
+    const moves = checkStates({ errors, existing: undefined }, this.resource, values);
+    for (const [name, states] of Object.entries(record.walks ?? {})) {
+      if (findField(this.resource, name)?.spec.type !== 'state') errors.add(name, 'Not a state field.');
+      for (const to of states) {
+        if (errors.has(name)) break;
+        const from = moves.findLast((m) => m.field.name === name)!.to;
+        moves.push(...checkStates({ errors, existing: { [name]: from } }, this.resource, { [name]: to }));
+        values[name] = to;
+      }
+    }
+    for (const rule of this.resource.rules) if (rule.kind === 'order') checkOrder({ errors, existing: undefined }, this.resource, rule, values);
+    if (errors.has()) throw recordError(index, errors.errors);
+    return { values, moves };
+  }
+
+  /** Linked records share the declared parent with the record that links them. */
+  private async checkLinks(trx: Knex.Transaction, ids: number[]): Promise<void> {
+    for (const m of this.resource.manyToMany) {
+      const same = m.spec.sameParent;
+      if (!same) continue;
+      const local = findForeignKey(this.resource, same.local)!;
+      const remote = findForeignKey(m.target, same.remote)!;
+      const [bad] = rowsOf(
+        await trx.raw(
+          `select l.${q(m.spec.sourceColumn)} as id, l.${q(m.spec.targetColumn)} as target, s.${q(local.column)} as parent from ${q(m.spec.table)} l
+           join ${q(this.resource.table)} s on s.id = l.${q(m.spec.sourceColumn)} join ${q(m.target.table)} t on t.id = l.${q(m.spec.targetColumn)}
+           where l.${q(m.spec.sourceColumn)} in (${IDS}) and s.${q(local.column)} is not null and t.${q(remote.column)} is distinct from s.${q(local.column)} limit 1`,
+          [JSON.stringify(ids)],
+        ),
+      );
+      if (bad) throw recordError(ids.indexOf(bad.id as number), { [m.writeName]: [`${capitalise(m.target.name)} ${String(bad.target)} does not belong to ${same.local} ${String(bad.parent)}.`] });
+    }
+  }
+
+  private async checkNoOverlap(trx: Knex.Transaction, rule: Extract<RecordRule, { kind: 'noOverlap' }>, ids: number[]): Promise<void> {
+    const scope = q(findForeignKey(this.resource, rule.scope)!.column);
+    const [start, end] = [q(rule.start), q(rule.end)];
+    const [clash] = rowsOf(
+      await trx.raw(
+        `select a.id, b.id as other from ${q(this.resource.table)} a join ${q(this.resource.table)} b
+         on b.${scope} = a.${scope} and b.id <> a.id and b.${start} < a.${end} and b.${end} > a.${start}
+         where a.id in (${IDS}) limit 1`,
+        [JSON.stringify(ids)],
+      ),
+    );
+    if (clash) throw recordError(ids.indexOf(clash.id as number), { [rule.start]: [`This period overlaps ${this.resource.name} ${String(clash.other)} of the same ${rule.scope}.`] });
+  }
+
+  /** Answers checked once per distinct parent, answers and completeness, not once per record. */
+  private async checkAnswers(trx: Knex.Transaction, rule: Extract<RecordRule, { kind: 'answers' }>, checked: readonly Checked[]): Promise<void> {
+    const s = answerSources(this.resource, rule);
+    const groups = new Map<string, { index: number; parent: unknown; answers: Record<string, unknown>; complete: boolean }>();
+    for (const [index, c] of checked.entries()) {
+      const parent = c.values[s.parent.writeName];
+      if (parent === null || parent === undefined) continue;
+      const answers = (c.values[rule.field] ?? {}) as Record<string, unknown>;
+      // every state the record passes through must allow the answers it has
+      const states = c.moves.filter((m) => m.field.name === rule.exceptIn?.field).map((m) => m.to);
+      const complete = !rule.exceptIn || states.some((st) => !rule.exceptIn!.states.includes(st));
+      const key = JSON.stringify([parent, answers, complete]);
+      if (!groups.has(key)) groups.set(key, { index, parent, answers, complete });
+    }
+    for (const g of groups.values()) {
+      // a trusted writer sees every question
+      const messages = await answerErrors(trx, s, { answers: g.answers, before: {}, parentId: g.parent, complete: g.complete, visible: null });
+      if (messages.length) throw recordError(g.index, { [rule.field]: messages });
+    }
+  }
+}
+
+/** A refused record: the API's messages, each field prefixed with the record's position in the batch. */
+function recordError(index: number, errors: FieldErrors): ValidationError {
+  return new ValidationError(Object.fromEntries(Object.entries(errors).map(([field, messages]) => [`${index}.${field}`, messages])));
+}
+
+/** Inserts rows from one JSON parameter; rows with the same columns go in one statement, so omitted columns keep their defaults. */
+async function insertJson(trx: Knex.Transaction, table: string, rows: readonly Row[]): Promise<void> {
+  const byColumns = new Map<string, Row[]>();
+  for (const row of rows) {
+    const key = Object.keys(row).join(',');
+    const group = byColumns.get(key);
+    if (group) group.push(row);
+    else byColumns.set(key, [row]);
+  }
+  for (const group of byColumns.values()) {
+    const columns = Object.keys(group[0]!).map(q).join(', ');
+    await trx.raw(`insert into ${q(table)} (${columns}) select ${columns} from json_populate_recordset(null::${q(table)}, ?::json)`, [JSON.stringify(group)]);
+  }
+}
