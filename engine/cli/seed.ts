@@ -18,8 +18,6 @@ import { q } from '../storage/sql.js';
 import { CommandError } from './errors.js';
 
 const PER_RESOURCE = 3;
-/** Records per transaction: large enough that round trips do not count, small enough to keep statements modest. */
-const BATCH = 2000;
 /** Users and groups come from the manage commands, not from demo data. */
 const NOT_SEEDED = new Set(['user', 'customgroup']);
 
@@ -133,28 +131,13 @@ export async function seed(db: Knex, registry: Registry, counts: ReadonlyMap<str
   for (const resource of resources) {
     const writer = new BulkWriter(new ResourceService(resource, db, ajv, registry));
     const links = await linkChoices(db, resource, pools);
-    const pool: number[] = [];
-    pools.set(resource.key, pool);
-    // one batch is written while the next is built
-    let writing: Promise<number[]> | undefined;
-    const written = async () => {
-      try {
-        const ids = await writing!;
-        pool.push(...ids);
-        bar.tick(resource.key, ids.length);
-      } catch (err) {
-        // a demo record the declaration refuses is a bug of the seed: name it in one line
-        if (err instanceof ValidationError) throw new CommandError(`seeding ${resource.key} failed: ${JSON.stringify(err.errors)}`);
-        throw err;
-      }
-    };
-    for (let first = 1; first <= countOf(resource); first += BATCH) {
-      const records: NewRecord[] = [];
-      for (let n = first; n < first + BATCH && n <= countOf(resource); n++) records.push(demoRecord(resource, n, pools, links));
-      if (writing) await written();
-      writing = writer.insert(admin, records);
+    try {
+      pools.set(resource.key, await writer.insertAll(admin, countOf(resource), (n) => demoRecord(resource, n, pools, links), (size) => bar.tick(resource.key, size)));
+    } catch (err) {
+      // a demo record the declaration refuses is a bug of the seed: name it in one line
+      if (err instanceof ValidationError) throw new CommandError(`seeding ${resource.key} failed: ${JSON.stringify(err.errors)}`);
+      throw err;
     }
-    if (writing) await written();
   }
   bar.end();
   process.stdout.write(`Seeded ${resources.length} resources: ${resources.map((r) => `${pools.get(r.key)!.length} ${r.key}`).join(', ')}.\n`);
