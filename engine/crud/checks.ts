@@ -11,6 +11,7 @@ import type { RecordRule } from '../declare/index.js';
 import { answerSources } from '../registry/answers-rule.js';
 import { findField, type Field, type ForeignKeyRef, type ManyToManyRef, type Resource } from '../registry/resource.js';
 import { q } from '../storage/sql.js';
+import { typeOf } from '../fields/index.js';
 import { answerErrors, capitalise } from './answers.js';
 import type { Values } from './body.js';
 
@@ -128,12 +129,8 @@ export function checkStates(c: Pick<CheckContext, 'errors' | 'existing'>, resour
   return moves;
 }
 
-function comparable(field: Field | undefined, v: unknown): number | string {
-  if (field?.spec.type === 'datetime') return Date.parse(String(v));
-  if (field?.spec.type === 'decimal' || field?.spec.type === 'integer') return Number(v);
-  if (field?.spec.type === 'time') return String(v).length === 5 ? `${String(v)}:00` : String(v);
-  return String(v);
-}
+/** A value as its field's type compares it (a rule names declared fields only). */
+const comparable = (field: Field | undefined, v: unknown): number | string => (field ? typeOf(field.spec).compare(v) : String(v));
 
 /** Needs no database: bulk writes check it per record too. */
 export function checkOrder(c: Pick<CheckContext, 'errors' | 'existing'>, resource: Resource, rule: RuleOf<'order'>, values: Values): void {

@@ -2,52 +2,13 @@
  * Example values for declared fields: valid by construction (types, bounds, formats). Used by
  * the seed command, the registry-driven tests and the schema's examples.
  */
-import { randomBytes } from 'node:crypto';
 import type { FieldSpec } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
+import { typeOf } from '../fields/index.js';
 
-const suffix = () => randomBytes(4).toString('hex');
-
+/** A valid example value of the field; `n` (from 1) varies it between records. */
 export function exampleValue(name: string, spec: FieldSpec, n = 1): unknown {
-  switch (spec.type) {
-    case 'string':
-      return `${name.replace(/_/g, ' ')} ${n}-${suffix()}`.slice(0, spec.maxLength);
-    case 'text':
-      return `Example ${name.replace(/_/g, ' ')} ${n}.`;
-    case 'email':
-      return `person${n}-${suffix()}@example.com`;
-    case 'url':
-      return `https://example.com/${name}/${n}`;
-    case 'color':
-      return ['blue lighten-2', 'green', 'red darken-1', 'orange'][n % 4];
-    case 'integer': {
-      const lo = spec.minimum ?? 1;
-      const hi = spec.maximum ?? lo + 10;
-      return Math.min(hi, lo + (n % Math.max(1, hi - lo + 1)));
-    }
-    case 'decimal': {
-      const v = Math.max(spec.minimum ?? 0, Math.min(spec.maximum ?? 10 ** (spec.digits - spec.decimals) - 1, 12.5 * n));
-      return v.toFixed(spec.decimals);
-    }
-    case 'boolean':
-      return n % 2 === 1;
-    case 'date':
-      return `2026-03-${String(1 + (n % 28)).padStart(2, '0')}`;
-    case 'datetime':
-      return `2026-03-${String(1 + (n % 28)).padStart(2, '0')}T09:00:00.000Z`;
-    case 'time':
-      return '08:30:00';
-    case 'json':
-      return spec.default ?? (spec.schema.type === 'array' ? [] : {});
-    case 'enum':
-      return spec.values[n % spec.values.length];
-    case 'state':
-      return spec.initial[n % spec.initial.length];
-    case 'password':
-      return `example-password-${suffix()}`;
-    case 'permissions':
-      return [];
-  }
+  return typeOf(spec).example(spec, name, n);
 }
 
 /**
@@ -55,12 +16,8 @@ export function exampleValue(name: string, spec: FieldSpec, n = 1): unknown {
  * start (no random part), so the document does not change between starts.
  */
 export function documentedValue(name: string, spec: FieldSpec): unknown {
-  const words = name.replace(/_/g, ' ');
   if ('default' in spec && spec.default !== undefined) return spec.default;
-  if (spec.type === 'string') return `Example ${words}`.slice(0, spec.maxLength);
-  if (spec.type === 'text') return `Example ${words}.`;
-  if (spec.type === 'email') return 'anna.keller@example.com';
-  return exampleValue(name, spec);
+  return typeOf(spec).example(spec, name, 0);
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { Model } from 'objection';
 import type { Principal } from '../auth/users.js';
-import { hashPassword } from '../auth/passwords.js';
+import { typeOf } from '../fields/index.js';
 import type { Field, ManyToManyRef, Resource } from '../registry/resource.js';
 import { selectList, ROW } from '../storage/serialise.js';
 import type { Fragment } from '../storage/sql.js';
@@ -33,15 +33,11 @@ export async function fetchRecord(db: Db, resource: Resource, id: number): Promi
   return (await selectRecords(db, resource, [{ sql: `${ROW}.id = ?`, bindings: [id] }]).first()) as Row;
 }
 
-/** A Postgres array literal for text[] parameters (drivers differ in how they send JS arrays). */
-const textArray = (items: string[]): string => `{${items.map((s) => `"${s.replace(/(["\\])/g, '\\$1')}"`).join(',')}}`;
-
-/** The value as stored: passwords hashed, permission lists without repeats; plain JSON otherwise. */
+/** The value as stored: each type says (passwords hashed, permission lists without repeats). */
 async function storedValue(f: Field, value: unknown): Promise<unknown> {
   if (value === null) return null;
-  if (f.spec.type === 'password') return hashPassword(value as string);
-  if (f.spec.type === 'permissions') return [...new Set(value as string[])];
-  return value;
+  const type = typeOf(f.spec);
+  return type.store ? type.store(f.spec, value) : value;
 }
 
 /** Column → stored value of the fields, foreign keys and remote key in `values` (plain JSON, for bulk inserts too). */
@@ -55,14 +51,13 @@ export async function rowValues(resource: Resource, values: Values): Promise<Row
   return row;
 }
 
-/** The row for a knex write: JSON and text[] columns cast explicitly (drivers differ in how they send JS arrays). */
+/** The row for a knex write: types whose values the driver cannot type (JSON, arrays) bind them explicitly. */
 async function columnValues(db: Db, resource: Resource, values: Values): Promise<Row> {
   const row = await rowValues(resource, values);
   for (const f of resource.fields) {
     const v = f.column ? row[f.column] : undefined;
-    if (v === undefined || v === null) continue;
-    if (f.spec.type === 'json') row[f.column!] = db.raw('?::jsonb', [JSON.stringify(v)]);
-    if (f.spec.type === 'permissions') row[f.column!] = db.raw('?::text[]', [textArray(v as string[])]);
+    const bind = typeOf(f.spec).bind;
+    if (v !== undefined && v !== null && bind) row[f.column!] = bind(db, v);
   }
   return row;
 }

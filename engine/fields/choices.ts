@@ -15,6 +15,7 @@ const choice = {
   compare: (value: unknown) => String(value),
   filteredByDefault: true,
   orderable: true,
+  documentedExample: 'response',
 } as const;
 
 export const enumType: FieldType<EnumField> = {
@@ -25,6 +26,7 @@ export const enumType: FieldType<EnumField> = {
 /** A state's example is where records start: creating in any other state is refused. */
 export const stateType: FieldType<StateField> = {
   ...choice,
+  documentedExample: 'request',
   example: (s, _name, n) => (n === 0 ? s.default : s.initial[n % s.initial.length]),
 };
 
@@ -43,4 +45,5 @@ export const booleanType: FieldType<BooleanField> = {
   compare: (value) => Number(value),
   filteredByDefault: true,
   orderable: true,
+  documentedExample: 'response',
 };

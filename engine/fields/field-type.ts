@@ -39,8 +39,10 @@ export interface FieldType<S extends FieldSpec = FieldSpec> {
   schema(spec: S): Schema;
   /** A body value made ready for validation (e.g. a decimal sent as a JSON number becomes its text). */
   normalise?(spec: S, value: unknown): unknown;
-  /** A validated, non-null value as the column stores it (boxed: a Knex raw is a thenable). */
-  toColumn?(spec: S, value: unknown, db: Knex | Knex.Transaction): Promise<{ v: unknown }>;
+  /** A validated, non-null value as stored, still plain JSON (a password hashed, a list without repeats). */
+  store?(spec: S, value: unknown): Promise<unknown> | unknown;
+  /** A stored value bound for a Knex write where the driver cannot infer its type (JSON, arrays). */
+  bind?(db: Knex | Knex.Transaction, value: unknown): Knex.Raw;
   /** Filter lookups the type supports, and those a field gets when its declaration names none. */
   readonly lookups: readonly Lookup[];
   defaultLookups(spec: S, filterable: boolean): readonly Lookup[];
@@ -59,12 +61,19 @@ export interface FieldType<S extends FieldSpec = FieldSpec> {
     schema: Schema;
     where(expr: string, op: '>=' | '<=', value: unknown): { sql: string; bindings: unknown[] };
   };
-  /** A valid example value; `n` varies it between records. */
+  /** A valid example value; `n` (from 1) varies it between records, 0 asks for a fixed one for the schema. */
   example(spec: S, name: string, n: number): unknown;
   /** A value made comparable with `<` in record rules (`order`). */
   compare(value: unknown): number | string;
   /** The DRF message for a JSON Schema keyword failing on a value of this type, where the generic one does not fit. */
   message?(keyword: string, value: unknown, path: string, ajvMessage: string | undefined): string | undefined;
+  /**
+   * Where the schema shows a fixed example: `request` (requests and responses) where Swagger UI's own
+   * sample would not be valid or plausible (numbers at their maximum, decimals, colours), `response`
+   * where a fixed request value could collide with itself in unique fields, `never` for secrets and
+   * free-form JSON.
+   */
+  readonly documentedExample: 'request' | 'response' | 'never';
   /** Filterable when the declaration does not say (enums, states, booleans). */
   readonly filteredByDefault: boolean;
   /** Orderable when the declaration does not say. */

@@ -9,6 +9,7 @@ const ordered = {
   compare: (value: unknown) => Number(value),
   filteredByDefault: false,
   orderable: true,
+  documentedExample: 'request',
 } as const;
 
 export const integerType: FieldType<IntegerField> = {

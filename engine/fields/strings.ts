@@ -17,6 +17,7 @@ const textual = {
   compare: (value: unknown) => String(value),
   filteredByDefault: false,
   orderable: true,
+  documentedExample: 'response',
 } as const;
 
 export const stringType: FieldType<StringField> = {
@@ -57,6 +58,7 @@ const COLORS = ['blue lighten-2', 'green', 'red darken-1', 'orange'];
 
 export const colorType: FieldType<ColorField> = {
   ...textual,
+  documentedExample: 'request',
   column: () => ({ type: 'varchar', length: 50 }),
   schema: () => ({ type: 'string', pattern: COLOR_PATTERN }),
   example: (_s, _name, n) => COLORS[n % COLORS.length],
@@ -75,9 +77,10 @@ export const passwordType: FieldType<PasswordField> = {
   column: () => ({ type: 'varchar', length: 255 }),
   read: () => null,
   schema: (s) => ({ type: 'string', minLength: s.minLength, maxLength: 128 }),
-  toColumn: async (_s, value) => ({ v: await hashPassword(value as string) }),
+  store: (_s, value) => hashPassword(value as string),
   example: () => `example-password-${suffix()}`,
   compare: () => '',
   filteredByDefault: false,
   orderable: false,
+  documentedExample: 'never',
 };

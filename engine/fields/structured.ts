@@ -11,6 +11,7 @@ const notFiltered = {
   compare: () => '',
   filteredByDefault: false,
   orderable: false,
+  documentedExample: 'never',
 } as const;
 
 /** A Postgres array literal for text[] parameters (drivers differ in how they send JS arrays). */
@@ -21,7 +22,7 @@ export const jsonType: FieldType<JsonField> = {
   column: () => ({ type: 'jsonb' }),
   read: (_s, column) => column,
   schema: (s) => ({ ...s.schema }),
-  toColumn: async (_s, value, db) => ({ v: db.raw('?::jsonb', [JSON.stringify(value)]) }),
+  bind: (db, value) => db.raw('?::jsonb', [JSON.stringify(value)]),
   example: (s) => s.default ?? (s.schema.type === 'array' ? [] : {}),
   // a nested error is explained by its path; a top-level type error gets the generic message
   message: (keyword, _value, path, ajvMessage) => (path || keyword !== 'type' ? `Invalid value${path ? ` at ${path}` : ''}: ${ajvMessage ?? 'invalid'}.` : undefined),
@@ -29,9 +30,11 @@ export const jsonType: FieldType<JsonField> = {
 
 export const permissionsType: FieldType<PermissionListField> = {
   ...notFiltered,
+  documentedExample: 'response',
   column: () => ({ type: 'text[]' }),
   read: (_s, column) => column,
   schema: () => ({ type: 'array', maxItems: MAX_LIST_ITEMS, items: { type: 'string', maxLength: 255 } }),
-  toColumn: async (_s, value, db) => ({ v: db.raw('?::text[]', [textArray([...new Set(value as string[])])]) }),
+  store: (_s, value) => [...new Set(value as string[])],
+  bind: (db, value) => db.raw('?::text[]', [textArray(value as string[])]),
   example: () => [],
 };

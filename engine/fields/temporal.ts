@@ -13,6 +13,7 @@ const rangeFirst = {
   defaultLookups: whenFiltered(['exact'], ['gte', 'lte']),
   filteredByDefault: false,
   orderable: true,
+  documentedExample: 'response',
 } as const;
 
 export const dateType: FieldType<DateField> = {
@@ -43,6 +44,7 @@ export const dateTimeType: FieldType<DateTimeField> = {
 
 export const timeType: FieldType<TimeField> = {
   ...rangeFirst,
+  documentedExample: 'request',
   defaultLookups: whenFiltered(['exact']),
   column: () => ({ type: 'time' }),
   read: (_s, column) => `${column}::text`,

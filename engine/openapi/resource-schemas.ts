@@ -3,8 +3,9 @@
  * replace (request) and the body of PATCH (patched request). Request bodies are the validators'
  * own `bodySchema`, converted to OpenAPI 3.0, so the documented request is the checked one.
  */
-import { bodySchema, fieldSchema, INT_MAX } from '../crud/body-schema.js';
+import { bodySchema, fieldSchema, INT_MAX, referenceDescription } from '../crud/body-schema.js';
 import { documentedValue } from '../crud/examples.js';
+import { typeOf } from '../fields/index.js';
 import type { StateField } from '../declare/fields.js';
 import type { Field, Resource } from '../registry/resource.js';
 import { toOpenApi, withNull } from './json-schema.js';
@@ -71,8 +72,8 @@ function stateMachine(spec: StateField): Schema {
 function documented(schema: Schema, f: Field, examples: 'all' | 'typed'): Schema {
   const out = { ...schema };
   const notes: string[] = [];
-  const typed = ['decimal', 'color', 'time', 'integer', 'state'].includes(f.spec.type);
-  if (typed || (examples === 'all' && !['json', 'password'].includes(f.spec.type))) out.example = documentedValue(f.name, f.spec);
+  const shown = typeOf(f.spec).documentedExample;
+  if (shown === 'request' || (examples === 'all' && shown === 'response')) out.example = documentedValue(f.name, f.spec);
   if (f.spec.type === 'state') {
     Object.assign(out, stateMachine(f.spec));
     notes.push(`New records start in ${f.spec.initial.map((s) => `\`${s}\``).join(' or ')}.`, movesInWords(f.spec));
@@ -90,15 +91,16 @@ export function readSchema(resource: Resource): Schema {
     properties[f.name] = { ...(f.nullable ? withNull(schema) : schema), ...(f.writable ? {} : { readOnly: true }) };
   }
   resource.foreignKeys.forEach((fk, i) => {
-    const schema = id(`${fk.spec.description} Id of the ${fk.target.title} record; written as \`${fk.writeName}\`.`, relationId(i));
+    const described = `${referenceDescription(fk.spec.description, fk.target)} Written as \`${fk.writeName}\`.`;
+    const schema = { ...id(described, relationId(i)), 'x-references': fk.target.path };
     properties[fk.name] = { ...(fk.required ? schema : withNull(schema)), ...(fk.spec.readOnly ? { readOnly: true } : {}) };
   });
   for (const m of resource.manyToMany) {
     properties[m.name] = {
       type: 'array',
-      items: id(`Id of a record: ${m.target.title}.`, LINKED[0]!),
+      items: { ...id(`Id of a \`${m.target.path}\` record.`, LINKED[0]!), 'x-references': m.target.path },
       example: LINKED,
-      description: `${m.spec.description} Ids in ascending order; written as \`${m.writeName}\`.`,
+      description: `${referenceDescription(m.spec.description, m.target, true)} In ascending order; written as \`${m.writeName}\`.`,
       ...(m.spec.readOnly ? { readOnly: true } : {}),
     };
   }
