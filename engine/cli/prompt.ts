@@ -7,8 +7,9 @@ export function hiddenInput(): (question: string) => Promise<string> {
   let buffered = '';
   return (question) =>
     new Promise((resolve, reject) => {
-      process.stderr.write(question);
+      // raw before the question shows: an answer typed the moment it appears is never echoed
       stdin.setRawMode(true);
+      process.stderr.write(question);
       stdin.setEncoding('utf8');
       const finish = (err: Error | undefined, line = '') => {
         stdin.off('data', onData);
