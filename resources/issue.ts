@@ -9,7 +9,7 @@ export const tracker = defineResource({
   description: 'A channel that collects issues of one kind, with its own admins, teams and visibility.',
   permission: { app: 'issues', model: 'tracker' },
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the tracker.' }),
+    title: field.string({ maxLength: 255, required: true, search: true, lookups: ['icontains', 'exact', 'in'], description: 'Name of the tracker.' }),
     description: field.text({ allowBlank: true, search: true, description: 'What the tracker collects (markdown).' }),
     state: field.state({
       values: ['draft', 'approved', 'archived'],
@@ -94,7 +94,7 @@ export const issue = defineResource({
       },
       description: 'Workflow state; changed by PATCH, one step at a time; resolved and rejected are final.',
     }),
-    deadline: field.date({ description: 'Date by which the issue should be dealt with.' }),
+    deadline: field.date({ lookups: ['gte', 'lte', 'range', 'isnull'], description: 'Date by which the issue should be dealt with.' }),
     archived: field.boolean({ default: false, description: 'Archived issues are kept but hidden from daily work.' }),
     classification: field.enum({
       values: ['official', 'confidential', 'secret'],

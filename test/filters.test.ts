@@ -49,6 +49,14 @@ describe('list filters', () => {
         public_form: ['Select a valid choice. maybe is not one of the available choices.'],
       });
     });
+    it('lookups a declaration chose: the title exactly, or one of several', async () => {
+      expect(await ids(`/api/issue/tracker?title__exact=${encodeURIComponent(`${tag} Beta`)}`)).to.deep.equal([t2.id]);
+      expect(await ids(`/api/issue/tracker?title__exact=${encodeURIComponent(`${tag} beta`)}`)).to.deep.equal([]);
+      expect(await ids(`/api/issue/tracker?title__in=${encodeURIComponent(`${tag} Alpha,${tag} Gamma`)}`)).to.deep.equal([t1.id, t3.id]);
+      const doc = (await suite().admin.get('/api/schema/?format=json', { token: null })).body;
+      const names = doc.paths['/api/issue/tracker'].get.parameters.map((p: any) => p.name);
+      expect(names).to.include.members(['title', 'title__exact', 'title__in']);
+    });
     it('ignores unknown parameters', async () => {
       expect(await ids(`/api/issue/tracker?title=${tag}&colour=red`)).to.have.length(3);
     });
@@ -96,6 +104,17 @@ describe('list filters', () => {
       expect(await within('deadline_to=2026-06-01')).to.deep.equal([i2.id, i3.id]);
     });
     it('combined', async () => expect(await within(`classification=secret&state=pending&tracker=${t3.id}`)).to.deep.equal([i3.id]));
+    it('lookups a declaration chose: range and isnull on the deadline', async () => {
+      expect(await within('deadline__range=2026-05-01,2026-05-31')).to.deep.equal([i2.id]);
+      expect(await within('deadline__range=2026-05-01,2026-06-01')).to.deep.equal([i2.id, i3.id]);
+      expect(await within('deadline__isnull=true')).to.deep.equal([i1.id]);
+      expect(await within('deadline__isnull=false')).to.deep.equal([i2.id, i3.id]);
+      const bad = await suite().admin.get('/api/issue/issue?deadline__range=2026-05-01&deadline__isnull=maybe');
+      expect(bad.body).to.deep.equal({
+        deadline__range: ['Enter 2 values separated by a comma.'],
+        deadline__isnull: ['Select a valid choice. maybe is not one of the available choices.'],
+      });
+    });
     it('refuses bad values', async () => {
       const res = await suite().admin.get('/api/issue/issue?state=done&classification=public&assigned_user=me&deadline_from=soon');
       expect(res.status).to.equal(400);
