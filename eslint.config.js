@@ -22,6 +22,11 @@ export default tseslint.config(
     },
   },
   {
+    // runs under Node before anything is built
+    files: ['engine/cli/*.mjs'],
+    languageOptions: { globals: { process: 'readonly' } },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },
   },
