@@ -105,7 +105,7 @@ const LOOKUPS: Record<Lookup, (t: Target) => LookupFilter> = {
   range: (t) => ({
     suffix: '__range',
     description: `Only records whose ${t.name} lies between two comma-separated values (inclusive).`,
-    schema: list(boundSchema(t)),
+    schema: { ...list(boundSchema(t)), minItems: 2, maxItems: 2 },
     parse: (raw) => parseList(raw, parseBound(t), 2),
     where: (v) => {
       const [low, high] = v as [unknown, unknown];
