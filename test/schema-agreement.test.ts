@@ -1,66 +1,50 @@
 /**
  * The migrated database agrees with the declarations, column by column: names, types, lengths,
- * nullability, foreign keys with their delete rules, join tables, CHECKs for enums and indexes
- * on every foreign key and filterable column. A declaration and its migration cannot drift.
+ * nullability, defaults (the database default is what an insert without the field stores),
+ * uniqueness (a unique constraint on exactly the declared column, and on no other), foreign keys
+ * with their delete rules, join tables, CHECKs holding exactly the declared enum values, and the
+ * index policy's indexes. A declaration and its migrations cannot drift.
  */
 import { expect } from 'chai';
+import type { ColumnSpec } from '../engine/fields/index.js';
+import { typeOf } from '../engine/fields/index.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import type { Field } from '../engine/registry/resource.js';
+import { indexesOf } from '../engine/schema/index-policy.js';
 import { suite } from './support/hooks.js';
 
 const registry = await loadRegistry();
 
 interface Column {
-  table_name: string;
-  column_name: string;
-  data_type: string;
-  is_nullable: 'YES' | 'NO';
-  character_maximum_length: number | null;
-  numeric_precision: number | null;
-  numeric_scale: number | null;
+  table: string;
+  name: string;
+  /** As format_type spells it: `character varying(255)`, `timestamp(3) with time zone`. */
+  type: string;
+  nullable: boolean;
+  default: string | null;
 }
 
-const RECORD_COLUMNS: Record<string, [string, boolean]> = {
-  id: ['integer', false],
-  uuid: ['uuid', false],
-  created: ['timestamp with time zone', false],
-  modified: ['timestamp with time zone', false],
-  created_by: ['integer', true],
-  remote_key: ['character varying', true],
+/** id, uuid, created, modified, created_by and remote_key: type, nullability, default. */
+const RECORD_COLUMNS: Record<string, [string, boolean, RegExp | null]> = {
+  id: ['integer', false, /^nextval\(/],
+  uuid: ['uuid', false, /^gen_random_uuid\(\)$/],
+  created: ['timestamp(3) with time zone', false, /^CURRENT_TIMESTAMP$/],
+  modified: ['timestamp(3) with time zone', false, /^CURRENT_TIMESTAMP$/],
+  created_by: ['integer', true, null],
+  remote_key: ['character varying(255)', true, null],
 };
 
-function expectedType(f: Field): { type: string; length?: number; precision?: [number, number] } {
-  const s = f.spec;
-  switch (s.type) {
-    case 'string':
-    case 'email':
-    case 'url':
-      return { type: 'character varying', length: s.maxLength };
-    case 'color':
-      return { type: 'character varying', length: 50 };
-    case 'password':
-      return { type: 'character varying' };
-    case 'text':
-    case 'enum':
-    case 'state':
-      return { type: 'text' };
-    case 'integer':
-      return { type: 'integer' };
-    case 'decimal':
-      return { type: 'numeric', precision: [s.digits, s.decimals] };
-    case 'boolean':
-      return { type: 'boolean' };
-    case 'date':
-      return { type: 'date' };
-    case 'datetime':
-      return { type: 'timestamp with time zone' };
-    case 'time':
-      return { type: 'time without time zone' };
-    case 'json':
-      return { type: 'jsonb' };
-    case 'permissions':
-      return { type: 'ARRAY' };
-  }
+/** PostgreSQL's own spelling of a column type as field types name it (`varchar` + length 255). */
+function formatted(c: ColumnSpec): string {
+  const size = c.length !== undefined ? `(${c.length})` : c.scale !== undefined ? `(${c.precision},${c.scale})` : c.precision !== undefined ? `(${c.precision})` : '';
+  const long: Record<string, string> = { varchar: `character varying${size}`, timestamptz: `timestamp${size} with time zone`, time: `time${size} without time zone` };
+  return long[c.type] ?? `${c.type}${size}`;
+}
+
+/** What an insert without the field stores, as text under the column's type; undefined: nothing (no default). */
+function declaredDefault(f: Field): string | undefined {
+  const d = typeOf(f.spec).column(f.spec).default ?? ('default' in f.spec ? f.spec.default : undefined);
+  return d === undefined ? undefined : String(d);
 }
 
 const DELETE_RULE: Record<string, string> = { protect: 'r', cascade: 'c', 'set null': 'n' };
@@ -68,67 +52,100 @@ const DELETE_RULE: Record<string, string> = { protect: 'r', cascade: 'c', 'set n
 describe('migrations agree with the declarations', () => {
   let columns: Map<string, Map<string, Column>>;
   let foreignKeys: Set<string>;
-  let indexedFirst: Set<string>;
+  let indexes: Map<string, string[]>;
+  let uniques: Map<string, string[]>;
   let primaryKeys: Map<string, string>;
-  let checks: Map<string, string[]>;
+  let checks: Map<string, { column: string; values: string[] }[]>;
+
+  const query = async (sql: string, bindings: unknown[] = []): Promise<any[]> => (await suite().service.db.raw(sql, bindings as any)).rows;
+  /** Column lists per table, as `a,b`. */
+  const byTable = (rows: { tbl: string; cols: string[] }[]) => {
+    const map = new Map<string, string[]>();
+    for (const r of rows) map.set(r.tbl, [...(map.get(r.tbl) ?? []), r.cols.join(',')]);
+    return map;
+  };
 
   before(async () => {
-    const db = suite().service.db;
-    const rows = (await db.raw(`select table_name, column_name, data_type, is_nullable, character_maximum_length, numeric_precision, numeric_scale
-      from information_schema.columns where table_schema = 'public'`)).rows as Column[];
+    const rows = (await query(`select c.relname as table, a.attname as name, format_type(a.atttypid, a.atttypmod) as type,
+        not a.attnotnull as nullable, pg_get_expr(d.adbin, d.adrelid) as default
+      from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+      left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+      where n.nspname = current_schema() and c.relkind = 'r' and a.attnum > 0 and not a.attisdropped`)) as Column[];
     columns = new Map();
     for (const r of rows) {
-      if (!columns.has(r.table_name)) columns.set(r.table_name, new Map());
-      columns.get(r.table_name)!.set(r.column_name, r);
+      if (!columns.has(r.table)) columns.set(r.table, new Map());
+      columns.get(r.table)!.set(r.name, r);
     }
-    const fks = (await db.raw(`select c.conrelid::regclass::text as tbl, a.attname as col, c.confrelid::regclass::text as ref, c.confdeltype as rule
-      from pg_constraint c join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1] where c.contype = 'f'`)).rows;
+    const fks = await query(`select c.conrelid::regclass::text as tbl, a.attname as col, c.confrelid::regclass::text as ref, c.confdeltype as rule
+      from pg_constraint c join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1] where c.contype = 'f'`);
     foreignKeys = new Set(fks.map((r: any) => `${r.tbl}.${r.col}->${r.ref}:${r.rule}`));
-    const idx = (await db.raw(`select t.relname as tbl, a.attname as col from pg_index i join pg_class t on t.oid = i.indrelid
-      join pg_attribute a on a.attrelid = t.oid and a.attnum = i.indkey[0]`)).rows;
-    indexedFirst = new Set(idx.map((r: any) => `${r.tbl}.${r.col}`));
-    const pks = (await db.raw(`select t.relname as tbl, (select string_agg(a.attname, ',' order by k.ord) from unnest(i.indkey::int2[]) with ordinality k(attnum, ord)
-      join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum) as cols from pg_index i join pg_class t on t.oid = i.indrelid where i.indisprimary`)).rows;
-    primaryKeys = new Map(pks.map((r: any) => [r.tbl, r.cols]));
-    const cks = (await db.raw(`select conrelid::regclass::text as tbl, pg_get_constraintdef(oid) as def from pg_constraint where contype = 'c'`)).rows;
+    const idx = await query(`select t.relname as tbl, i.indisunique as unique, i.indisprimary as primary, (i.indpred is null and i.indexprs is null) as plain,
+        (select json_agg(a.attname order by k.ord) from unnest(i.indkey::int2[]) with ordinality k(attnum, ord)
+          join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum) as cols
+      from pg_index i join pg_class t on t.oid = i.indrelid`);
+    indexes = byTable(idx.filter((r: any) => !r.primary));
+    uniques = byTable(idx.filter((r: any) => r.unique && !r.primary && r.plain));
+    primaryKeys = new Map(idx.filter((r: any) => r.primary).map((r: any) => [r.tbl, r.cols.join(',')]));
+    const cks = await query(`select conrelid::regclass::text as tbl, pg_get_constraintdef(k.oid) as def,
+        (select json_agg(a.attname) from unnest(k.conkey) u(n) join pg_attribute a on a.attrelid = k.conrelid and a.attnum = u.n) as cols
+      from pg_constraint k where contype = 'c' and conrelid <> 0`);
     checks = new Map();
-    for (const c of cks) checks.set(c.tbl, [...(checks.get(c.tbl) ?? []), c.def]);
+    for (const c of cks) {
+      const values = [...(c.def as string).matchAll(/'((?:[^']|'')*)'::/g)].map((m) => m[1]!.replace(/''/g, "'"));
+      checks.set(c.tbl, [...(checks.get(c.tbl) ?? []), { column: c.cols.join(','), values }]);
+    }
   });
 
   for (const resource of registry.resources) {
     describe(`${resource.key} (${resource.table})`, () => {
-      it('has exactly the declared columns, with their types, lengths and nullability', () => {
+      it('has exactly the declared columns, with their types, lengths, nullability and defaults', async () => {
         const table = columns.get(resource.table);
         expect(table, `table ${resource.table} missing`).to.not.equal(undefined);
         const expected = new Set(Object.keys(RECORD_COLUMNS));
-        for (const [name, [type, nullable]] of Object.entries(RECORD_COLUMNS)) {
-          expect(table!.get(name)?.data_type, `${name}`).to.equal(type);
-          expect(table!.get(name)?.is_nullable, `${name} nullability`).to.equal(nullable ? 'YES' : 'NO');
+        for (const [name, [type, nullable, defaultSql]] of Object.entries(RECORD_COLUMNS)) {
+          const c = table!.get(name);
+          expect(c?.type, name).to.equal(type);
+          expect(c?.nullable, `${name} nullability`).to.equal(nullable);
+          if (defaultSql) expect(c?.default, `${name} default`).to.match(defaultSql);
+          else expect(c?.default, `${name} default`).to.equal(null);
         }
         for (const f of resource.fields) {
           if (!f.column) continue;
           expected.add(f.column);
           const c = table!.get(f.column);
           expect(c, `column ${f.column} missing`).to.not.equal(undefined);
-          const want = expectedType(f);
-          expect(c!.data_type, `${f.column} type`).to.equal(want.type);
-          if (want.length) expect(c!.character_maximum_length, `${f.column} length`).to.equal(want.length);
-          if (want.precision) expect([c!.numeric_precision, c!.numeric_scale], `${f.column} precision`).to.deep.equal(want.precision);
-          expect(c!.is_nullable, `${f.column} nullability`).to.equal(f.nullable ? 'YES' : 'NO');
+          expect(c!.type, `${f.column} type`).to.equal(formatted(typeOf(f.spec).column(f.spec)));
+          expect(c!.nullable, `${f.column} nullability`).to.equal(f.nullable);
+          const want = declaredDefault(f);
+          if (want === undefined) {
+            expect(c!.default, `${f.column}: no default declared`).to.equal(null);
+            continue;
+          }
+          expect(c!.default, `${f.column}: default ${want} declared`).to.not.equal(null);
+          // compared as the database reads both under the column's type ('1' and 1.00 agree on numeric(3,2))
+          const [row] = await query(`select ((${c!.default})::${c!.type})::text as have, (?::${c!.type})::text as want`, [want]);
+          expect(row.have, `${f.column} default`).to.equal(row.want);
         }
         for (const fk of resource.foreignKeys) {
           expected.add(fk.column);
           const c = table!.get(fk.column);
-          expect(c?.data_type, `${fk.column} type`).to.equal('integer');
-          expect(c?.is_nullable, `${fk.column} nullability`).to.equal(fk.required ? 'NO' : 'YES');
+          expect(c?.type, `${fk.column} type`).to.equal('integer');
+          expect(c?.nullable, `${fk.column} nullability`).to.equal(!fk.required);
+          expect(c?.default, `${fk.column} default`).to.equal(null);
         }
         expect([...table!.keys()].sort()).to.deep.equal([...expected].sort());
+      });
+
+      it('has a unique constraint on exactly each unique column, and on no other single column', () => {
+        const declared = ['uuid', 'remote_key', ...resource.fields.filter((f) => f.column && f.spec.unique).map((f) => f.column!)];
+        const single = (uniques.get(resource.table) ?? []).filter((cols) => !cols.includes(','));
+        expect(single.sort()).to.deep.equal(declared.sort());
       });
 
       it('has each foreign key with its declared delete rule, indexed', () => {
         for (const fk of resource.foreignKeys) {
           expect(foreignKeys, fk.column).to.include(`${resource.table}.${fk.column}->${fk.target.table}:${DELETE_RULE[fk.spec.onDelete]}`);
-          expect(indexedFirst, `index on ${fk.column}`).to.include(`${resource.table}.${fk.column}`);
+          expect(indexes.get(resource.table), `index on ${fk.column}`).to.include(fk.column);
         }
         expect(foreignKeys).to.include(`${resource.table}.created_by->users:n`);
       });
@@ -140,19 +157,34 @@ describe('migrations agree with the declarations', () => {
           expect(primaryKeys.get(table)?.split(',').sort(), table).to.deep.equal([sourceColumn, targetColumn].sort());
           expect(foreignKeys).to.include(`${table}.${sourceColumn}->${resource.table}:c`);
           expect(foreignKeys).to.include(`${table}.${targetColumn}->${m.target.table}:c`);
-          expect(indexedFirst, `index on ${table}.${targetColumn}`).to.include(`${table}.${targetColumn}`);
+          const [first, second] = primaryKeys.get(table)!.split(',');
+          expect(indexes.get(table), `index on ${table}.${second}`).to.include(second);
+          expect(first, table).to.be.oneOf([sourceColumn, targetColumn]);
         }
       });
 
-      it('constrains enum and state columns to their values, and indexes filterable columns', () => {
+      it('constrains each enum and state column to exactly its values, and no other column', () => {
+        const found = checks.get(resource.table) ?? [];
         for (const f of resource.fields) {
           if (!f.column) continue;
-          if (f.spec.type === 'enum' || f.spec.type === 'state') {
-            const values = f.spec.values;
-            const check = (checks.get(resource.table) ?? []).find((d) => d.includes(f.column!) && values.every((v) => d.includes(`'${v}'`)));
-            expect(check, `CHECK on ${f.column}`).to.not.equal(undefined);
+          const values = typeOf(f.spec).column(f.spec).values;
+          const mine = found.filter((c) => c.column === f.column);
+          if (!values) {
+            expect(mine, `CHECK on ${f.column}`).to.deep.equal([]);
+            continue;
           }
-          if (f.filterable || f.spec.unique) expect(indexedFirst, `index on ${f.column}`).to.include(`${resource.table}.${f.column}`);
+          expect(mine, `one CHECK on ${f.column}`).to.have.length(1);
+          expect([...mine[0]!.values].sort(), `values of ${f.column}`).to.deep.equal([...values].sort());
+        }
+      });
+
+      it('has the indexes of the index policy, and none on a boolean column', () => {
+        const have = indexes.get(resource.table) ?? [];
+        for (const cols of indexesOf(resource)) expect(have, `index on (${cols.join(', ')})`).to.include(cols.join(','));
+        for (const f of resource.fields) {
+          if (f.column && typeOf(f.spec).column(f.spec).type === 'boolean') {
+            expect(have.filter((cols) => cols.split(',')[0] === f.column), `index on boolean ${f.column}`).to.deep.equal([]);
+          }
         }
       });
     });

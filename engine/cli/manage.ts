@@ -13,6 +13,7 @@ import { createToken } from '../auth/tokens.js';
 import { loadRegistry, type Registry } from '../registry/registry.js';
 import { StartupError } from '../startup-error.js';
 import { seed, seedOptions } from './seed.js';
+import { makemigrations } from './makemigrations.js';
 import { CommandError, UsageError } from './errors.js';
 import { hiddenInput } from './prompt.js';
 
@@ -27,6 +28,7 @@ function commandList(registry: Registry): string {
     ['createsuperuser --username U [--password P] [--email E]', `create a superuser; without --password: ${PASSWORD_ENV}, else asked twice at a terminal`],
     ['createtoken --username U [--name N]', 'print a new API token of the user, alone on stdout'],
     [`seed${seeds}`, 'fill every resource with demo data through the API validation (needs a superuser)'],
+    ['makemigrations [name] [--check] [--allow-drop]', 'write the migration the declarations need; --check: exit 1 if one is needed (no database)'],
     ['help', 'print this list'],
   ];
   const width = Math.max(...rows.map(([c]) => c!.length));
@@ -72,6 +74,8 @@ async function main(argv: string[], registry: Registry): Promise<number> {
     process.stdout.write(`${commandList(registry)}\n`);
     return 0;
   }
+  // compares declarations with migrations on a scratch database: opens none of its own
+  if (command === 'makemigrations') return makemigrations(rest, registry);
   const seeds = seedOptions(registry);
   const { values } = parseArgs({
     args: attachDashedNumbers(rest, new Set(seeds.keys())),

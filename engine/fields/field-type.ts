@@ -29,6 +29,11 @@ export interface ColumnSpec {
   scale?: number;
   /** Allowed values, enforced by a CHECK constraint. */
   values?: readonly string[];
+  /**
+   * The database default where it is not the declared default as it stands: JSON as its text, an
+   * empty permission list. The database default is what an insert without the field stores.
+   */
+  default?: string;
 }
 
 export interface FieldType<S extends FieldSpec = FieldSpec> {

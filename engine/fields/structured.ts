@@ -19,7 +19,7 @@ const textArray = (items: string[]): string => `{${items.map((s) => `"${s.replac
 
 export const jsonType: FieldType<JsonField> = {
   ...notFiltered,
-  column: () => ({ type: 'jsonb' }),
+  column: (s) => ({ type: 'jsonb', default: s.default === undefined ? undefined : JSON.stringify(s.default) }),
   read: (_s, column) => column,
   schema: (s) => ({ ...s.schema }),
   bind: (db, value) => db.raw('?::jsonb', [JSON.stringify(value)]),
@@ -31,7 +31,7 @@ export const jsonType: FieldType<JsonField> = {
 export const permissionsType: FieldType<PermissionListField> = {
   ...notFiltered,
   documentedExample: 'response',
-  column: () => ({ type: 'text[]' }),
+  column: () => ({ type: 'text[]', default: '{}' }),
   read: (_s, column) => column,
   schema: () => ({ type: 'array', maxItems: MAX_LIST_ITEMS, items: { type: 'string', maxLength: 255 } }),
   store: (_s, value) => [...new Set(value as string[])],

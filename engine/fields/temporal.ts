@@ -31,7 +31,8 @@ export const dateType: FieldType<DateField> = {
 
 export const dateTimeType: FieldType<DateTimeField> = {
   ...rangeFirst,
-  column: () => ({ type: 'timestamptz' }),
+  // milliseconds, as served: a filter by a served value then finds its record
+  column: () => ({ type: 'timestamptz', precision: 3 }),
   read: (_s, column) => isoTimestamp(column),
   schema: () => ({ type: 'string', format: 'date-time' }),
   filterValue: (_s, raw) => parseDateTime(raw),

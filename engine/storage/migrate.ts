@@ -3,9 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 
-const directory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+/** The compiled migrations (`dist/migrations`). */
+export const migrationsDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
 export async function migrateLatest(knex: Knex): Promise<string[]> {
-  const [, applied] = (await knex.migrate.latest({ directory, loadExtensions: ['.js'] })) as [number, string[]];
+  const [, applied] = (await knex.migrate.latest({ directory: migrationsDirectory, loadExtensions: ['.js'] })) as [number, string[]];
   return applied;
 }

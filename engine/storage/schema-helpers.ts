@@ -1,7 +1,9 @@
 /**
- * Building blocks for migrations, so every table gets the same record columns and every
- * relation the same constraint and index. Migrations stay the schema's source of truth;
- * test/schema-agreement checks them against the declarations.
+ * Building blocks of the hand-written migrations (up to 0210), so every table got the same record
+ * columns and every relation the same constraint and index. Migrations are generated from the
+ * declarations now (`npm run manage -- makemigrations`, engine/schema/), and generated ones spell
+ * out every column and constraint instead of calling these. Applied migrations run these on every
+ * new database: what they build must not change.
  */
 import type { Knex } from 'knex';
 import type { DeleteRule } from '../declare/index.js';

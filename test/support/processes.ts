@@ -24,10 +24,10 @@ export function processEnv(db: TestDatabase, extra: Record<string, string> = {})
   return { ...env, ...extra };
 }
 
-/** Runs `script` to its end, or until its stdout matches `untilStdout` (then stops it with SIGTERM). */
+/** Runs `script` (under `dist`, or absolute) to its end, or until its stdout matches `untilStdout` (then stops it with SIGTERM). */
 export function run(script: string, args: string[], db: TestDatabase, extraEnv: Record<string, string> = {}, untilStdout?: RegExp): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(dist, script), ...args], { env: processEnv(db, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.resolve(dist, script), ...args], { env: processEnv(db, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -51,9 +51,9 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** `npm start` as a process of its own on `db` and a free port, until stopped; resolves once it listens. */
-export async function startServiceProcess(db: TestDatabase, extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [path.join(dist, 'engine/main.js')], { env: processEnv(db, { PORT: '0', ...extraEnv }), stdio: ['ignore', 'pipe', 'pipe'] });
+/** `npm start` (of the compiled tree `tree`) as a process of its own on `db` and a free port, until stopped; resolves once it listens. */
+export async function startServiceProcess(db: TestDatabase, extraEnv: Record<string, string> = {}, tree = dist): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [path.join(tree, 'engine/main.js')], { env: processEnv(db, { PORT: '0', ...extraEnv }), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
