@@ -62,6 +62,15 @@ const list = (items: Schema): Schema => ({ type: 'array', items });
 
 type LookupFilter = Omit<Filter, 'param' | 'on'> & { suffix: string };
 
+/** `gte` and `lte`: one inclusive bound. */
+const boundLookup = (t: Target, op: '>=' | '<=', suffix: string, words: string): LookupFilter => ({
+  suffix,
+  description: `Only records whose ${t.name} is ${words} this value (inclusive).`,
+  schema: boundSchema(t),
+  parse: parseBound(t),
+  where: (v) => boundWhere(t, op, v),
+});
+
 /** Each lookup's parameter suffix (`bare`: the field's own name), parsing, SQL and documentation. */
 const LOOKUPS: Record<Lookup, (t: Target) => LookupFilter> = {
   exact: (t) => ({
@@ -88,20 +97,8 @@ const LOOKUPS: Record<Lookup, (t: Target) => LookupFilter> = {
       return frag(`${t.expr} in (${values.map(() => bind(t)).join(', ')})`, values);
     },
   }),
-  gte: (t) => ({
-    suffix: '_from',
-    description: `Only records whose ${t.name} is on or after this value (inclusive).`,
-    schema: boundSchema(t),
-    parse: parseBound(t),
-    where: (v) => boundWhere(t, '>=', v),
-  }),
-  lte: (t) => ({
-    suffix: '_to',
-    description: `Only records whose ${t.name} is on or before this value (inclusive).`,
-    schema: boundSchema(t),
-    parse: parseBound(t),
-    where: (v) => boundWhere(t, '<=', v),
-  }),
+  gte: (t) => boundLookup(t, '>=', '_from', 'on or after'),
+  lte: (t) => boundLookup(t, '<=', '_to', 'on or before'),
   range: (t) => ({
     suffix: '__range',
     description: `Only records whose ${t.name} lies between two comma-separated values (inclusive).`,
