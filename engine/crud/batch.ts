@@ -9,7 +9,7 @@ import type { Principal } from '../auth/users.js';
 import { checkPrivileges } from '../access/privileges.js';
 import { FieldErrorCollector } from '../errors.js';
 import type { Batch } from '../registry/resource.js';
-import { INT_MAX } from './body-schema.js';
+import { INT_MAX } from '../fields/values.js';
 import { expectObject, type Values } from './body.js';
 import { checkReferences, invalidPk, uniqueIds, type Row } from './checks.js';
 import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';

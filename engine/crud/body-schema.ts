@@ -7,7 +7,6 @@ import type { Resource } from '../registry/resource.js';
 import { typeOf } from '../fields/index.js';
 import { INT_MAX, MAX_LIST_ITEMS } from '../fields/values.js';
 
-export { INT_MAX, MAX_LIST_ITEMS } from '../fields/values.js';
 
 type Schema = Record<string, unknown>;
 

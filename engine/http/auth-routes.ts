@@ -16,7 +16,7 @@ import { compileBodyValidator } from '../crud/validator.js';
 import { fetchRecord } from '../crud/store.js';
 import { notFound, throttled, ValidationError } from '../errors.js';
 import type { Registry } from '../registry/registry.js';
-import { isoTimestamp } from '../storage/serialise.js';
+import { isoTimestamp } from '../fields/values.js';
 import { readJsonBody } from './json-body.js';
 import { methods } from './resource-routes.js';
 

@@ -2,7 +2,7 @@
  * The sign-in and token endpoints of `/api/auth` (CONTRACT 6): session login and logout, the
  * signed-in user with its permission names, and the caller's own API tokens.
  */
-import { INT_MAX } from '../crud/body-schema.js';
+import { INT_MAX } from '../fields/values.js';
 import { LOGIN_SCHEMA, TOKEN_SCHEMA } from '../http/auth-routes.js';
 import { toOpenApi } from './json-schema.js';
 import { json, responsesOf, WRITE_ERRORS } from './shared.js';

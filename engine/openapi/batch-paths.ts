@@ -2,7 +2,7 @@
  * The batch actions of the registry (CONTRACT 10), e.g. `POST /api/dms/batch_move`: a body of
  * record ids (plus the target key of a move) and a count in the answer, all or nothing.
  */
-import { INT_MAX } from '../crud/body-schema.js';
+import { INT_MAX } from '../fields/values.js';
 import type { Batch } from '../registry/resource.js';
 import { json, responsesOf } from './shared.js';
 import { componentName, ref, type PathsPart, type Schema } from './types.js';

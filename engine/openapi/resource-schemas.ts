@@ -3,7 +3,8 @@
  * replace (request) and the body of PATCH (patched request). Request bodies are the validators'
  * own `bodySchema`, converted to OpenAPI 3.0, so the documented request is the checked one.
  */
-import { bodySchema, fieldSchema, INT_MAX, referenceDescription } from '../crud/body-schema.js';
+import { bodySchema, fieldSchema, referenceDescription } from '../crud/body-schema.js';
+import { INT_MAX } from '../fields/values.js';
 import { documentedValue } from '../crud/examples.js';
 import { typeOf } from '../fields/index.js';
 import type { StateField } from '../declare/fields.js';

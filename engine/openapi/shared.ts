@@ -4,7 +4,7 @@
  * and the security schemes (CONTRACT 6).
  */
 import { BODY_LIMIT } from '../http/json-body.js';
-import { INT_MAX } from '../crud/body-schema.js';
+import { INT_MAX } from '../fields/values.js';
 import { ref, type Header, type Parameter, type Ref, type Response, type Schema, type SecurityRequirement } from './types.js';
 
 export const json = (schema: Schema | Ref) => ({ 'application/json': { schema } });

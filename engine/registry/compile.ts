@@ -16,7 +16,7 @@ import { answerSources } from './answers-rule.js';
 import { checkAccess, checkAccessCycles } from './access-check.js';
 import { canHoldRights } from '../access/privileges.js';
 import { typeOf } from '../fields/index.js';
-import { MAX_LIST_ITEMS } from '../crud/body-schema.js';
+import { MAX_LIST_ITEMS } from '../fields/values.js';
 
 class DeclarationError extends Error {
   constructor(resource: string, message: string) {

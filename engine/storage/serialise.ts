@@ -10,8 +10,6 @@ import { col, q } from './sql.js';
 
 export const ROW = 't';
 
-export { isoTimestamp } from '../fields/values.js';
-
 function fieldExpression(resource: Resource, f: Field): string | null {
   const s = f.spec;
   if (s.type === 'enum' && s.derived) {
