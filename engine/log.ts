@@ -1,10 +1,22 @@
 /** JSON logs. Credentials never reach a log line: headers are not logged, and these paths are redacted anyway. */
 import { pino, type Logger } from 'pino';
 
+/**
+ * Lines are buffered and written asynchronously, so a slow stdout (a pipe, a busy log collector)
+ * never holds up the event loop; `flushLog` writes what is pending before the process exits.
+ */
 export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', 'password'], censor: '[redacted]' },
-  });
+  return pino(
+    {
+      level,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', 'password'], censor: '[redacted]' },
+    },
+    pino.destination({ dest: 1, sync: false }),
+  );
+}
+
+/** Resolves once every buffered line is written. */
+export function flushLog(log: Logger): Promise<void> {
+  return new Promise((resolve) => log.flush(() => resolve()));
 }
 export type { Logger };

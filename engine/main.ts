@@ -1,6 +1,6 @@
 /** `npm start`: check the settings, migrate, create the first admin on an empty database, serve. */
 import { readConfig } from './config.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, flushLog, type Logger } from './log.js';
 import { startService } from './service.js';
 import { StartupError } from './startup-error.js';
 
@@ -9,7 +9,7 @@ try {
   const config = readConfig();
   log = createLogger(config.logLevel);
   const svc = await startService(config, log);
-  const stop = () => void svc.close().then(() => process.exit(0));
+  const stop = () => void svc.close().then(() => flushLog(log!)).then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } catch (err) {
@@ -17,5 +17,6 @@ try {
   if (err instanceof StartupError) process.stderr.write(`${err.message}\n`);
   else if (log) log.fatal({ err }, 'service failed to start');
   else throw err;
+  if (log) await flushLog(log);
   process.exit(1);
 }

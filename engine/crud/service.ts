@@ -14,15 +14,23 @@ import { FieldErrorCollector, notFound, type FieldErrors } from '../errors.js';
 import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
-import { ROW } from '../storage/serialise.js';
+import { jsonRecords, jsonTexts, ROW } from '../storage/serialise.js';
+import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { normaliseBody } from './body.js';
-import { checkReferences, checkRules, checkStates, type CheckContext, type Row } from './checks.js';
+import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
 import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';
 import { orderableColumns, planList, searchColumns } from './list-plan.js';
-import { deleteRecord, fetchRecord, insertRecord, selectRecords, updateRecord } from './store.js';
+import { deleteRecord, insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
+
+/** Rows a list cursor fetches per round trip: most lists are one, a long one streams in these steps. */
+const LIST_BATCH = 1000;
+
+const throwNotFound = (): never => {
+  throw notFound();
+};
 
 export class ResourceService {
   readonly filters: readonly Filter[];
@@ -60,18 +68,28 @@ export class ResourceService {
     return p ? [p] : [];
   }
 
-  async list(user: Principal, query: Record<string, string>): Promise<Row[]> {
+  /**
+   * The matching records as JSON texts, read from a cursor as the consumer asks for them, so a list
+   * of any length takes a constant amount of memory. Planning errors throw before any query runs.
+   */
+  list(user: Principal, query: Record<string, string>): AsyncIterable<string> {
     const plan = planList(this.resource, this.filters, this.orderable, this.search, query);
-    const qb = selectRecords(this.db, this.resource, [...this.visible(user), ...plan.where]).orderByRaw(plan.orderBy);
-    if (plan.limit !== undefined) qb.limit(plan.limit);
-    if (plan.offset !== undefined) qb.offset(plan.offset);
-    return (await qb) as Row[];
+    const paging = frag(
+      `order by ${plan.orderBy}${plan.limit === undefined ? '' : ' limit ?'}${plan.offset === undefined ? '' : ' offset ?'}`,
+      [plan.limit, plan.offset].filter((n) => n !== undefined),
+    );
+    const records = jsonRecords(this.resource, [...this.visible(user), ...plan.where], paging);
+    return jsonTexts(this.db.raw(records.sql, records.bindings as Knex.RawBinding[]).stream({ batchSize: LIST_BATCH, highWaterMark: LIST_BATCH }));
   }
 
-  async retrieve(user: Principal, id: number): Promise<Row> {
-    const row = (await selectRecords(this.db, this.resource, [frag(`${ROW}.id = ?`, [id]), ...this.visible(user)]).first()) as Row | undefined;
-    if (!row) throw notFound();
-    return row;
+  /** The record as its JSON text; 404 when it does not exist or the caller cannot see it. */
+  async retrieve(user: Principal, id: number): Promise<string> {
+    return (await this.fetchJson(this.db, id, this.visible(user))) ?? throwNotFound();
+  }
+
+  private async fetchJson(db: Db, id: number, where: Fragment[] = []): Promise<string | undefined> {
+    const rows = rowsOf(await prepared(db, jsonRecords(this.resource, [frag(`${ROW}.id = ?`, [id]), ...where])));
+    return rows[0]?.json as string | undefined;
   }
 
   /**
@@ -132,16 +150,16 @@ export class ResourceService {
     }
   }
 
-  async create(user: Principal, body: unknown): Promise<Row> {
+  async create(user: Principal, body: unknown): Promise<string> {
     const input = this.validate(body, 'create');
-    return this.transaction(async (trx) => fetchRecord(trx, this.resource, await this.write(user, input, undefined, trx)));
+    return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx)))!);
   }
 
-  async update(user: Principal, id: number, body: unknown, partial: boolean): Promise<Row> {
+  async update(user: Principal, id: number, body: unknown, partial: boolean): Promise<string> {
     return this.transaction(async (trx) => {
       const existing = await this.lockForChange(trx, user, id);
       const input = this.validate(body, partial ? 'patch' : 'create');
-      return fetchRecord(trx, this.resource, await this.write(user, input, existing, trx));
+      return (await this.fetchJson(trx, await this.write(user, input, existing, trx)))!;
     });
   }
 

@@ -15,16 +15,9 @@ import { uniqueIds, type Row } from './checks.js';
 
 export type Db = Knex | Knex.Transaction;
 
-const selects = new WeakMap<Resource, string>();
-const selectOf = (r: Resource): string => {
-  let s = selects.get(r);
-  if (s === undefined) selects.set(r, (s = selectList(r)));
-  return s;
-};
-
 /** One query for any number of records: relations come as correlated array subqueries. */
 export function selectRecords(db: Db, resource: Resource, where: readonly Fragment[]): Knex.QueryBuilder {
-  const qb = db(`${resource.table} as ${ROW}`).select(db.raw(selectOf(resource)));
+  const qb = db(`${resource.table} as ${ROW}`).select(db.raw(selectList(resource)));
   for (const w of where) qb.whereRaw(w.sql, w.bindings as Knex.RawBinding[]);
   return qb;
 }

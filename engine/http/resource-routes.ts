@@ -10,6 +10,7 @@ import { emptyMap, methodNotAllowed, notFound, permissionDenied } from '../error
 import type { Action } from '../registry/resource.js';
 import type { ResourceService } from '../crud/service.js';
 import { readJsonBody } from './json-body.js';
+import { sendJson, sendJsonArray } from './json-response.js';
 
 type Handler = (ctx: Context, user: Principal) => Promise<void>;
 
@@ -68,11 +69,10 @@ export function mountResource(router: Router, service: ResourceService): void {
     path,
     dispatch(service, {
       GET: async (ctx, user) => {
-        ctx.body = await service.list(user, queryOf(ctx));
+        await sendJsonArray(ctx, service.list(user, queryOf(ctx)));
       },
       POST: async (ctx, user) => {
-        ctx.body = await service.create(user, await readJsonBody(ctx));
-        ctx.status = 201;
+        sendJson(ctx, await service.create(user, await readJsonBody(ctx)), 201);
       },
     }),
   );
@@ -80,13 +80,13 @@ export function mountResource(router: Router, service: ResourceService): void {
     `${path}/:id`,
     dispatch(service, {
       GET: async (ctx, user) => {
-        ctx.body = await service.retrieve(user, idOf(ctx));
+        sendJson(ctx, await service.retrieve(user, idOf(ctx)));
       },
       PUT: async (ctx, user) => {
-        ctx.body = await service.update(user, idOf(ctx), await readJsonBody(ctx), false);
+        sendJson(ctx, await service.update(user, idOf(ctx), await readJsonBody(ctx), false));
       },
       PATCH: async (ctx, user) => {
-        ctx.body = await service.update(user, idOf(ctx), await readJsonBody(ctx), true);
+        sendJson(ctx, await service.update(user, idOf(ctx), await readJsonBody(ctx), true));
       },
       DELETE: async (ctx, user) => {
         await service.destroy(user, idOf(ctx));

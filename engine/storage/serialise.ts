@@ -6,7 +6,7 @@
 import type { Field, Resource } from '../registry/resource.js';
 import { typeOf } from '../fields/index.js';
 import { isoTimestamp } from '../fields/values.js';
-import { col, q } from './sql.js';
+import { col, joinFragments, q, frag, type Fragment } from './sql.js';
 
 export const ROW = 't';
 
@@ -28,7 +28,7 @@ export function expressionOf(resource: Resource, f: Field): string {
   return col(ROW, f.column);
 }
 
-export function selectList(resource: Resource): string {
+function buildSelectList(resource: Resource): string {
   const parts: string[] = [`${ROW}.id`, `${ROW}.uuid::text as uuid`];
   for (const f of resource.fields) {
     const expr = f.readable ? fieldExpression(resource, f) : null;
@@ -48,4 +48,31 @@ export function selectList(resource: Resource): string {
     `${ROW}.remote_key`,
   );
   return parts.join(', ');
+}
+
+const selectLists = new WeakMap<Resource, string>();
+
+/** The select list of `resource` (rows aliased `ROW`), built once. */
+export function selectList(resource: Resource): string {
+  let s = selectLists.get(resource);
+  if (s === undefined) selectLists.set(resource, (s = buildSelectList(resource)));
+  return s;
+}
+
+/**
+ * The records matching `where`, each as the JSON text it is served as, built by PostgreSQL: the
+ * process passes the text on without parsing and re-stringifying it. `rest` (ordering, paging) is
+ * applied inside, where the row's columns are in scope; the outer select keeps its row order.
+ */
+export function jsonRecords(resource: Resource, where: readonly Fragment[], rest: Fragment = frag('')): Fragment {
+  const cond = joinFragments([...where], 'and');
+  return frag(
+    `select row_to_json(r)::text as json from (select ${selectList(resource)} from ${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}) r`,
+    [...cond.bindings, ...rest.bindings],
+  );
+}
+
+/** The texts of rows read by `jsonRecords`. */
+export async function* jsonTexts(rows: AsyncIterable<{ json: string }>): AsyncGenerator<string> {
+  for await (const row of rows) yield row.json;
 }

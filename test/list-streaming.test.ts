@@ -1,0 +1,76 @@
+/**
+ * Lists are read from a cursor and streamed: a long list arrives whole and in order, a short one
+ * in one piece with its length, and a client that goes away mid-list gives its connection back.
+ */
+import http from 'node:http';
+import { expect } from 'chai';
+import { suite } from './support/hooks.js';
+
+const PATH = '/api/glossar/entry';
+/** Enough records of about 1 kB each that the list is several stream chunks long. */
+const COUNT = 1500;
+
+/** A GET whose body is dropped after its first bytes: the client leaves mid-list. */
+function leaveMidway(url: string, token: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers: { Authorization: `Token ${token}` } }, (res) => {
+      res.once('data', () => {
+        req.destroy();
+        resolve();
+      });
+    });
+    req.on('error', (err) => ((err as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(err)));
+  });
+}
+
+describe('list streaming', () => {
+  let ids: number[];
+
+  before(async () => {
+    const { admin, service } = suite();
+    const first = await admin.post(PATH, { title: 'stream 0', description: 'x' });
+    expect(first.status, first.text).to.equal(201);
+    const table = service.app.services.get('glossar/entry')!.resource.table;
+    await service.db.raw(
+      `insert into ?? (title, description, created_by) select 'stream ' || n, repeat('long text ', 100), ? from generate_series(1, ?) n`,
+      [table, suite().adminId, COUNT - 1],
+    );
+    ids = ((await service.db(table).where('title', 'like', 'stream %').orderBy('id').pluck('id')) as number[]);
+    expect(ids).to.have.length(COUNT);
+  });
+
+  it('streams a long list whole, in order, equal to its pages', async () => {
+    const { admin } = suite();
+    const all = await admin.get(`${PATH}?search=stream&ordering=id`);
+    expect(all.status).to.equal(200);
+    expect(all.headers.get('content-type')).to.match(/^application\/json/);
+    expect(all.headers.get('content-length'), 'streamed, so no length up front').to.equal(null);
+    expect(all.body.map((r: { id: number }) => r.id)).to.deep.equal(ids);
+    const pages = [];
+    for (let offset = 0; offset < COUNT; offset += 400) pages.push(...(await admin.get(`${PATH}?search=stream&ordering=id&limit=400&offset=${offset}`)).body);
+    expect(all.body).to.deep.equal(pages);
+  });
+
+  it('sends a short list in one piece with its length', async () => {
+    const res = await suite().admin.get(`${PATH}?search=stream&ordering=id&limit=3`);
+    expect(res.status).to.equal(200);
+    expect(Number(res.headers.get('content-length'))).to.equal(Buffer.byteLength(res.text));
+    expect(res.body.map((r: { id: number }) => r.id)).to.deep.equal(ids.slice(0, 3));
+  });
+
+  it('gives the connection back when the client leaves mid-list', async function () {
+    this.timeout(60_000);
+    const { admin, service } = suite();
+    // more departures than the pool has connections: a leak would leave none for the next request
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(Array.from({ length: 8 }, () => leaveMidway(`${service.url}${PATH}?search=stream`, admin.token!)));
+    }
+    const started = Date.now();
+    const detail = await admin.get(`${PATH}/${ids[0]}`);
+    expect(detail.status).to.equal(200);
+    expect(Date.now() - started).to.be.below(5_000);
+    const pool = (service.db.client as { pool: { numUsed(): number } }).pool;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(pool.numUsed(), 'connections still held').to.equal(0);
+  });
+});
