@@ -8,10 +8,32 @@ import path from 'node:path';
 import { bool, cleanEnv, host, makeValidator, str } from 'envalid';
 import { StartupError } from './startup-error.js';
 
+/** How long the service waits on PostgreSQL before answering 503 instead (0: no limit). */
+export interface DatabaseBounds {
+  /** A statement running longer is cancelled by the server. */
+  statementTimeoutMs: number;
+  /** A statement waiting longer for a lock is cancelled by the server. */
+  lockTimeoutMs: number;
+  /** A request waiting longer for a free pooled connection gives up. */
+  acquireTimeoutMs: number;
+  /** Connections in the pool. */
+  poolSize: number;
+}
+
+export const DEFAULT_BOUNDS: DatabaseBounds = { statementTimeoutMs: 30_000, lockTimeoutMs: 5_000, acquireTimeoutMs: 5_000, poolSize: 10 };
+
+/** For work that is long by nature (migrations, seeding): bounds protect requests, not maintenance. */
+export const unbounded = (config: DatabaseConfig): DatabaseConfig => ({
+  ...config,
+  bounds: { ...config.bounds, statementTimeoutMs: 0, lockTimeoutMs: 0 },
+});
+
 export interface DatabaseConfig {
   /** `postgres://…` for a server; undefined for the embedded PGlite under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Unset ones take `DEFAULT_BOUNDS`. */
+  bounds?: Partial<DatabaseBounds>;
 }
 
 export interface Config extends DatabaseConfig {
@@ -34,6 +56,14 @@ const portNumber = makeValidator<number>((input) => {
   if (!/^\d{1,5}$/.test(input) || Number(input) > 65535) throw new Error('not a port');
   return Number(input);
 });
+const milliseconds = makeValidator<number>((input) => {
+  if (!/^\d{1,9}$/.test(input)) throw new Error('not a duration');
+  return Number(input);
+});
+const poolSize = makeValidator<number>((input) => {
+  if (!/^\d{1,4}$/.test(input) || Number(input) < 1) throw new Error('not a size');
+  return Number(input);
+});
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
   return input;
@@ -42,6 +72,10 @@ const logLevel = makeValidator<string>((input) => {
 const DATABASE = {
   DATABASE_URL: postgresUrl({ default: undefined, desc: 'a PostgreSQL URL such as postgres://user:password@host:5432/database' }),
   BMS_DATA_DIR: str({ default: 'data', desc: 'a directory' }),
+  STATEMENT_TIMEOUT_MS: milliseconds({ default: DEFAULT_BOUNDS.statementTimeoutMs, desc: 'milliseconds (0: no limit)' }),
+  LOCK_TIMEOUT_MS: milliseconds({ default: DEFAULT_BOUNDS.lockTimeoutMs, desc: 'milliseconds (0: no limit)' }),
+  POOL_ACQUIRE_TIMEOUT_MS: milliseconds({ default: DEFAULT_BOUNDS.acquireTimeoutMs, desc: 'milliseconds (0: no limit)' }),
+  DATABASE_POOL_SIZE: poolSize({ default: DEFAULT_BOUNDS.poolSize, desc: 'a number of connections from 1 to 9999' }),
 };
 const SERVER = {
   HOST: host({ default: '127.0.0.1', desc: 'a host name or IP address to listen on' }),
@@ -81,9 +115,20 @@ function checkDataDir(dir: string, value: string | undefined): void {
   }
 }
 
-function databaseConfig(databaseUrl: string | undefined, dataDir: string, values: Record<string, string>): DatabaseConfig {
-  const config = { databaseUrl, dataDir: path.resolve(dataDir) };
-  if (!databaseUrl) checkDataDir(config.dataDir, values.BMS_DATA_DIR);
+type DatabaseSettings = ReturnType<typeof cleanEnv<typeof DATABASE>>;
+
+function databaseConfig(e: DatabaseSettings, values: Record<string, string>): DatabaseConfig {
+  const config = {
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.BMS_DATA_DIR),
+    bounds: {
+      statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
+      lockTimeoutMs: e.LOCK_TIMEOUT_MS,
+      acquireTimeoutMs: e.POOL_ACQUIRE_TIMEOUT_MS,
+      poolSize: e.DATABASE_POOL_SIZE,
+    },
+  };
+  if (!config.databaseUrl) checkDataDir(config.dataDir, values.BMS_DATA_DIR);
   return config;
 }
 
@@ -91,7 +136,7 @@ function databaseConfig(databaseUrl: string | undefined, dataDir: string, values
 export function readDatabaseConfig(env: NodeJS.ProcessEnv = process.env): DatabaseConfig {
   const values = given(env, DATABASE);
   const e = cleanEnv(values, DATABASE, { reporter: reporter(values, DATABASE) });
-  return databaseConfig(e.DATABASE_URL, e.BMS_DATA_DIR, values);
+  return databaseConfig(e, values);
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -99,7 +144,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const values = given(env, specs);
   const e = cleanEnv(values, specs, { reporter: reporter(values, specs) });
   const config: Config = {
-    ...databaseConfig(e.DATABASE_URL, e.BMS_DATA_DIR, values),
+    ...databaseConfig(e, values),
     host: e.HOST,
     port: e.PORT,
     logLevel: e.LOG_LEVEL,

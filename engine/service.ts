@@ -9,7 +9,7 @@ import { createApp, type App } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
 import { openDatabase } from './storage/connect.js';
 import { StartupError } from './startup-error.js';
-import { migrateLatest } from './storage/migrate.js';
+import { migrateForService } from './storage/migrate.js';
 import { loadRegistry } from './registry/registry.js';
 import { createUser } from './auth/users.js';
 import { createToken } from './auth/tokens.js';
@@ -56,7 +56,7 @@ function listen(server: http.Server, { host, port }: Pick<Config, 'host' | 'port
 export async function startService(config: Config, log: Logger, opts: { quiet?: boolean } = {}): Promise<RunningService> {
   const registry = await loadRegistry();
   const db = await openDatabase(config);
-  await migrateLatest(db);
+  await migrateForService(db, config);
   const first = await createFirstAdmin(db);
   if (first && !opts.quiet) {
     process.stdout.write(

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { readDatabaseConfig } from '../config.js';
+import { readDatabaseConfig, unbounded } from '../config.js';
 import { openDatabase } from '../storage/connect.js';
 import { migrateLatest } from '../storage/migrate.js';
 import { createUser, userExists } from '../auth/users.js';
@@ -87,7 +87,7 @@ async function main(argv: string[], registry: Registry): Promise<number> {
       ...Object.fromEntries([...seeds.keys()].map((option) => [option, { type: 'string' as const }])),
     },
   }) as { values: Record<string, string | undefined> };
-  const config = readDatabaseConfig();
+  const config = unbounded(readDatabaseConfig());
   let db: Knex | undefined;
   const open = async () => (db = await openDatabase(config));
   try {

@@ -4,7 +4,8 @@
  */
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
-import { redactUrl, type DatabaseConfig } from '../config.js';
+import type { ClientConfig } from 'pg';
+import { DEFAULT_BOUNDS, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
 
@@ -34,10 +35,21 @@ const log = { warn: (message: string) => void (message.startsWith('Acquire conne
 
 export function connect(config: DatabaseConfig): Knex {
   if (config.databaseUrl) {
+    const bounds = { ...DEFAULT_BOUNDS, ...config.bounds };
+    const connection: ClientConfig = {
+      connectionString: config.databaseUrl,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // the server cancels what runs or waits too long, so one slow request cannot hold the pool
+      statement_timeout: bounds.statementTimeoutMs,
+      lock_timeout: bounds.lockTimeoutMs,
+      // a server that vanished without closing the socket is noticed instead of waited on forever
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    };
     return knexFactory({
       client: 'pg',
-      connection: { connectionString: config.databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS },
-      pool: { min: 0, max: 10 },
+      connection: connection as Knex.PgConnectionConfig,
+      pool: { min: 0, max: bounds.poolSize, acquireTimeoutMillis: bounds.acquireTimeoutMs || 2 ** 31 - 1 },
       log,
     });
   }

@@ -35,7 +35,8 @@ export function mapDatabaseError(err: unknown, deleting: string | undefined): un
   }
   if (code === '23502' || code === '23514') return withCause(new ValidationError({ non_field_errors: ['Invalid input.'] }), err);
   if (code.startsWith('22')) return withCause(new DetailError(400, 'Invalid input.'), err);
-  const unreachable = code.startsWith('08') || ['57P01', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code);
+  // 57014: cancelled by statement_timeout; 55P03: lock_timeout; 57P01/57P03: server shutting down or starting
+  const unreachable = code.startsWith('08') || ['57014', '55P03', '57P01', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code);
   if (unreachable || (err as Error).name === 'KnexTimeoutError') return withCause(unavailable(), err);
   return err;
 }
