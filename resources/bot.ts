@@ -34,20 +34,8 @@ export const chatspace = defineResource({
   relations: {
     default_model: fk('bot/aimodel', { onDelete: 'set null', description: 'Model preselected for new chats in the space.' }),
     default_template: fk('bot/chat', { onDelete: 'set null', description: 'Template chat new chats in the space start from.' }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'bot_chatspace_admins',
-      sourceColumn: 'chatspace_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the space.',
-    }),
-    members: m2m('user', {
-      writeName: 'member_ids',
-      table: 'bot_chatspace_members',
-      sourceColumn: 'chatspace_id',
-      targetColumn: 'user_id',
-      description: 'Users who work in the space.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the space.' }),
+    members: m2m('user', { writeName: 'member_ids', description: 'Users who work in the space.' }),
   },
   access: {
     view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'members' }] },
@@ -76,13 +64,7 @@ export const chat = defineResource({
   relations: {
     aimodel: fk('bot/aimodel', { onDelete: 'set null', description: 'Model answering in the chat.' }),
     chatspace: fk('bot/chatspace', { onDelete: 'set null', description: 'Space the chat belongs to; empty for a personal chat.' }),
-    contributors: m2m('user', {
-      writeName: 'contributor_ids',
-      table: 'bot_chat_contributors',
-      sourceColumn: 'chat_id',
-      targetColumn: 'user_id',
-      description: 'Users who share the chat.',
-    }),
+    contributors: m2m('user', { writeName: 'contributor_ids', description: 'Users who share the chat.' }),
   },
   access: {
     view: {

@@ -25,25 +25,11 @@ export const interestedparty = defineResource({
   relations: {
     responsible_functions: m2m('organisation/funktionen', {
       writeName: 'responsible_function_ids',
-      table: 'businesscontext_interestedparty_responsible_functions',
-      sourceColumn: 'interestedparty_id',
       targetColumn: 'function_id',
       description: 'Functions (Funktionen, roles) responsible for the party.',
     }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'businesscontext_interestedparty_processes',
-      sourceColumn: 'interestedparty_id',
-      targetColumn: 'process_id',
-      description: 'Processes needed to meet the party’s requirements.',
-    }),
-    estimates: m2m('swot/estimate', {
-      writeName: 'estimate_ids',
-      table: 'businesscontext_interestedparty_estimates',
-      sourceColumn: 'interestedparty_id',
-      targetColumn: 'estimate_id',
-      description: 'SWOT estimates (risks and chances) arising from the party.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes needed to meet the party’s requirements.' }),
+    estimates: m2m('swot/estimate', { writeName: 'estimate_ids', description: 'SWOT estimates (risks and chances) arising from the party.' }),
   },
   ordering: ['list_order', 'name'],
 });
@@ -83,25 +69,11 @@ export const issue = defineResource({
     party: fk('businesscontext/interestedparty', { onDelete: 'set null', description: 'Interested party the issue concerns.' }),
     responsible_functions: m2m('organisation/funktionen', {
       writeName: 'responsible_function_ids',
-      table: 'businesscontext_issue_responsible_functions',
-      sourceColumn: 'issue_id',
       targetColumn: 'function_id',
       description: 'Functions (Funktionen, roles) responsible for the issue.',
     }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'businesscontext_issue_processes',
-      sourceColumn: 'issue_id',
-      targetColumn: 'process_id',
-      description: 'Processes needed to deal with the issue.',
-    }),
-    estimates: m2m('swot/estimate', {
-      writeName: 'estimate_ids',
-      table: 'businesscontext_issue_estimates',
-      sourceColumn: 'issue_id',
-      targetColumn: 'estimate_id',
-      description: 'SWOT estimates (risks and chances) arising from the issue.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes needed to deal with the issue.' }),
+    estimates: m2m('swot/estimate', { writeName: 'estimate_ids', description: 'SWOT estimates (risks and chances) arising from the issue.' }),
   },
   ordering: ['list_order', 'title'],
 });

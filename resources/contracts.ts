@@ -27,20 +27,8 @@ export const folder = defineResource({
   relations: {
     // contracts protect their folder, so a subtree holding contracts cannot be deleted
     parent: fk('contracts/folder', { onDelete: 'cascade', tree: true, description: 'Parent folder; deleting a folder deletes its empty sub-folders.' }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'contracts_folder_admins',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the folder and its contracts.',
-    }),
-    members: m2m('user', {
-      writeName: 'member_ids',
-      table: 'contracts_folder_members',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Team members who see a protected folder.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the folder and its contracts.' }),
+    members: m2m('user', { writeName: 'member_ids', description: 'Team members who see a protected folder.' }),
   },
   access: {
     inherit: { parent: 'parent', when: 'inherit_permissions' },
@@ -136,13 +124,7 @@ export const contract = defineResource({
     payment_periodicity: fk('contracts/periodicity', { onDelete: 'set null', description: 'How often the amount is paid.' }),
     responsible_employee: fk('organisation/mitarbeitende', { onDelete: 'set null', description: 'Employee (Mitarbeitende) responsible for the contract.' }),
     responsible_orgunit: fk('organisation/orgunit', { onDelete: 'set null', description: 'Organisational unit responsible for the contract.' }),
-    assigned_orgunits: m2m('organisation/orgunit', {
-      writeName: 'assigned_orgunit_ids',
-      table: 'contracts_contract_assigned_orgunits',
-      sourceColumn: 'contract_id',
-      targetColumn: 'orgunit_id',
-      description: 'Organisational units the contract is assigned to.',
-    }),
+    assigned_orgunits: m2m('organisation/orgunit', { writeName: 'assigned_orgunit_ids', description: 'Organisational units the contract is assigned to.' }),
   },
   access: { view: { via: 'folder', action: 'view' } },
   rules: [

@@ -28,16 +28,10 @@ export const folder = defineResource({
     parent: fk('forms/folder', { onDelete: 'cascade', tree: true, description: 'Parent folder; null for a top-level folder.' }),
     admins: m2m('user', {
       writeName: 'admin_ids',
-      table: 'forms_folder_admins',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
       description: 'Users who administer the folder and its templates.',
     }),
     team_members: m2m('user', {
       writeName: 'team_member_ids',
-      table: 'forms_folder_team_members',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
       description: 'Users who may use the templates of a protected folder.',
     }),
   },
@@ -83,9 +77,6 @@ export const template = defineResource({
     folder: fk('forms/folder', { required: true, onDelete: 'protect', description: 'Folder the template is filed in; it decides permissions.' }),
     labels: m2m('process/label', {
       writeName: 'label_ids',
-      table: 'forms_template_labels',
-      sourceColumn: 'template_id',
-      targetColumn: 'label_id',
       description: 'Shared labels of the template.',
     }),
   },

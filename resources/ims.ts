@@ -13,34 +13,10 @@ export const system = defineResource({
     archived: field.boolean({ default: false, description: 'Archived systems are kept but hidden from daily work.' }),
   },
   relations: {
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'ims_system_admins',
-      sourceColumn: 'system_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the system.',
-    }),
-    team_members: m2m('user', {
-      writeName: 'team_member_ids',
-      table: 'ims_system_team_members',
-      sourceColumn: 'system_id',
-      targetColumn: 'user_id',
-      description: 'Users who work on the system.',
-    }),
-    standards: m2m('standards/standard', {
-      writeName: 'standard_ids',
-      table: 'ims_system_standards',
-      sourceColumn: 'system_id',
-      targetColumn: 'standard_id',
-      description: 'Standards the system implements.',
-    }),
-    trackers: m2m('issue/tracker', {
-      writeName: 'tracker_ids',
-      table: 'ims_system_trackers',
-      sourceColumn: 'system_id',
-      targetColumn: 'tracker_id',
-      description: 'Issue trackers belonging to the system.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the system.' }),
+    team_members: m2m('user', { writeName: 'team_member_ids', description: 'Users who work on the system.' }),
+    standards: m2m('standards/standard', { writeName: 'standard_ids', description: 'Standards the system implements.' }),
+    trackers: m2m('issue/tracker', { writeName: 'tracker_ids', description: 'Issue trackers belonging to the system.' }),
   },
 });
 
@@ -102,26 +78,11 @@ export const asset = defineResource({
     responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: 'Function (Funktion, role) responsible for the asset.' }),
     categories: m2m('ims/assetcategory', {
       writeName: 'category_ids',
-      table: 'ims_asset_categories',
-      sourceColumn: 'asset_id',
-      targetColumn: 'assetcategory_id',
       sameParent: { local: 'system', remote: 'system' },
       description: "Categories of the asset; each must belong to the asset's system.",
     }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'ims_asset_processes',
-      sourceColumn: 'asset_id',
-      targetColumn: 'process_id',
-      description: 'Processes the asset is used in.',
-    }),
-    estimates: m2m('swot/estimate', {
-      writeName: 'estimate_ids',
-      table: 'ims_asset_estimates',
-      sourceColumn: 'asset_id',
-      targetColumn: 'estimate_id',
-      description: 'SWOT estimates (risks and chances) concerning the asset.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes the asset is used in.' }),
+    estimates: m2m('swot/estimate', { writeName: 'estimate_ids', description: 'SWOT estimates (risks and chances) concerning the asset.' }),
   },
 });
 

@@ -26,20 +26,8 @@ export const tracker = defineResource({
     public_form: field.boolean({ default: false, description: 'Whether the public reporting form is switched on.' }),
   },
   relations: {
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'issue_tracker_admins',
-      sourceColumn: 'tracker_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the tracker.',
-    }),
-    teams: m2m('customgroup', {
-      writeName: 'team_ids',
-      table: 'issue_tracker_teams',
-      sourceColumn: 'tracker_id',
-      targetColumn: 'group_id',
-      description: 'Groups whose members see a protected tracker.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the tracker.' }),
+    teams: m2m('customgroup', { writeName: 'team_ids', targetColumn: 'group_id', description: 'Groups whose members see a protected tracker.' }),
   },
   access: {
     view: {
@@ -107,26 +95,11 @@ export const issue = defineResource({
     assigned_user: fk('user', { onDelete: 'set null', description: 'User responsible for the issue.' }),
     categories: m2m('issue/category', {
       writeName: 'category_ids',
-      table: 'issue_issue_categories',
-      sourceColumn: 'issue_id',
-      targetColumn: 'category_id',
       sameParent: { local: 'tracker', remote: 'tracker' },
       description: "Categories of the issue; each must belong to the issue's tracker.",
     }),
-    contributors: m2m('user', {
-      writeName: 'contributor_ids',
-      table: 'issue_issue_contributors',
-      sourceColumn: 'issue_id',
-      targetColumn: 'user_id',
-      description: 'Users contributing to the issue.',
-    }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'issue_issue_processes',
-      sourceColumn: 'issue_id',
-      targetColumn: 'process_id',
-      description: 'Processes the issue concerns.',
-    }),
+    contributors: m2m('user', { writeName: 'contributor_ids', description: 'Users contributing to the issue.' }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes the issue concerns.' }),
   },
   access: {
     view: { any: [{ via: 'tracker', action: 'view' }, { userIs: 'created_by' }, { userIs: 'assigned_user' }, { userAmong: 'contributors' }] },

@@ -19,20 +19,8 @@ export const folder = defineResource({
     }),
   },
   relations: {
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'kpi_folder_admins',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users with full access to the folder and its KPIs.',
-    }),
-    team_members: m2m('user', {
-      writeName: 'team_member_ids',
-      table: 'kpi_folder_team_members',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users who may read the folder and its KPIs.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users with full access to the folder and its KPIs.' }),
+    team_members: m2m('user', { writeName: 'team_member_ids', description: 'Users who may read the folder and its KPIs.' }),
   },
   access: {
     view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'team_members' }] },
@@ -70,13 +58,7 @@ export const kpi = defineResource({
     owner: fk('user', { onDelete: 'set null', description: 'User responsible for the KPI and its measurements.' }),
     responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: 'Function (Funktion) responsible for the KPI.' }),
     periodicity: fk('process/periodizitaet', { onDelete: 'set null', description: 'How often the KPI is measured (Periodizität).' }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'kpi_kpi_processes',
-      sourceColumn: 'kpi_id',
-      targetColumn: 'process_id',
-      description: 'Processes the KPI measures.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes the KPI measures.' }),
   },
   access: {
     view: { any: [{ unset: 'folder' }, { via: 'folder', action: 'view' }] },

@@ -34,13 +34,7 @@ export const system = defineResource({
     }),
   },
   relations: {
-    owners: m2m('user', {
-      writeName: 'owner_ids',
-      table: 'okr_system_owners',
-      sourceColumn: 'system_id',
-      targetColumn: 'user_id',
-      description: 'Users responsible for the system.',
-    }),
+    owners: m2m('user', { writeName: 'owner_ids', description: 'Users responsible for the system.' }),
   },
   access: {
     view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'owners' }, { userIs: 'created_by' }] },
@@ -94,27 +88,9 @@ export const objective = defineResource({
   },
   relations: {
     period: fk('okr/period', { required: true, onDelete: 'cascade', description: 'Period the objective belongs to; deleting the period deletes its objectives.' }),
-    responsible_users: m2m('user', {
-      writeName: 'responsible_user_ids',
-      table: 'okr_objective_responsible_users',
-      sourceColumn: 'objective_id',
-      targetColumn: 'user_id',
-      description: 'Users responsible for the objective.',
-    }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'okr_objective_processes',
-      sourceColumn: 'objective_id',
-      targetColumn: 'process_id',
-      description: 'Processes involved in reaching the objective.',
-    }),
-    kpis: m2m('kpi/kpi', {
-      writeName: 'kpi_ids',
-      table: 'okr_objective_kpis',
-      sourceColumn: 'objective_id',
-      targetColumn: 'kpi_id',
-      description: 'KPIs related to the objective.',
-    }),
+    responsible_users: m2m('user', { writeName: 'responsible_user_ids', description: 'Users responsible for the objective.' }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes involved in reaching the objective.' }),
+    kpis: m2m('kpi/kpi', { writeName: 'kpi_ids', description: 'KPIs related to the objective.' }),
   },
   access: { view: { via: 'period', action: 'view' } },
 });
@@ -145,13 +121,7 @@ export const result = defineResource({
   },
   relations: {
     objective: fk('okr/objective', { required: true, onDelete: 'cascade', description: 'Objective the result belongs to; deleting the objective deletes its results.' }),
-    responsible_users: m2m('user', {
-      writeName: 'responsible_user_ids',
-      table: 'okr_result_responsible_users',
-      sourceColumn: 'result_id',
-      targetColumn: 'user_id',
-      description: 'Users responsible for the result.',
-    }),
+    responsible_users: m2m('user', { writeName: 'responsible_user_ids', description: 'Users responsible for the result.' }),
   },
   access: { view: { via: 'objective', action: 'view' } },
 });

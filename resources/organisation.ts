@@ -59,18 +59,9 @@ export const orgunit = defineResource({
     // set null: sub-units survive as top-level units; units are normally archived, not deleted
     parent: fk('organisation/orgunit', { onDelete: 'set null', tree: true, description: 'Parent unit; null for a top-level unit.' }),
     head: fk('organisation/mitarbeitende', { onDelete: 'set null', description: 'Employee who leads the unit (Leitung).' }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'organisation_orgunit_admins',
-      sourceColumn: 'orgunit_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the unit and its members.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the unit and its members.' }),
     hr_admins: m2m('user', {
       writeName: 'hr_admin_ids',
-      table: 'organisation_orgunit_hr_admins',
-      sourceColumn: 'orgunit_id',
-      targetColumn: 'user_id',
       description: "HR administrators of the unit, who look after its members' employment data (a role: what they may read and change follows their permissions).",
     }),
   },
@@ -176,13 +167,7 @@ export const skill = defineResource({
     archived: field.boolean({ default: false, description: 'Archived skills are kept but no longer offered for selection.' }),
   },
   relations: {
-    categories: m2m('organisation/skill-category', {
-      writeName: 'category_ids',
-      table: 'organisation_skill_categories',
-      sourceColumn: 'skill_id',
-      targetColumn: 'skill_category_id',
-      description: 'Categories the skill belongs to.',
-    }),
+    categories: m2m('organisation/skill-category', { writeName: 'category_ids', description: 'Categories the skill belongs to.' }),
   },
 });
 

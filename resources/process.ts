@@ -59,13 +59,7 @@ export const hilfsmittel = defineResource({
   },
   relations: {
     type: fk('process/hilfsmittelart', { onDelete: 'set null', description: 'Kind of tool (Hilfsmittelart).' }),
-    responsible_users: m2m('user', {
-      writeName: 'responsible_user_ids',
-      table: 'process_hilfsmittel_responsible_users',
-      sourceColumn: 'hilfsmittel_id',
-      targetColumn: 'user_id',
-      description: 'Users responsible for the tool.',
-    }),
+    responsible_users: m2m('user', { writeName: 'responsible_user_ids', description: 'Users responsible for the tool.' }),
   },
 });
 
@@ -102,20 +96,8 @@ export const process = defineResource({
     owner: fk('user', { onDelete: 'set null', description: 'User who owns the process.' }),
     deputy_owner: fk('user', { onDelete: 'set null', description: 'User who stands in for the owner.' }),
     periodicity: fk('process/periodizitaet', { onDelete: 'set null', description: 'How often the process is reviewed (Periodizität).' }),
-    labels: m2m('process/label', {
-      writeName: 'label_ids',
-      table: 'process_process_labels',
-      sourceColumn: 'process_id',
-      targetColumn: 'label_id',
-      description: 'Shared labels of the process.',
-    }),
-    tools: m2m('process/hilfsmittel', {
-      writeName: 'tool_ids',
-      table: 'process_process_tools',
-      sourceColumn: 'process_id',
-      targetColumn: 'hilfsmittel_id',
-      description: 'Tools (Hilfsmittel) used in the process.',
-    }),
+    labels: m2m('process/label', { writeName: 'label_ids', description: 'Shared labels of the process.' }),
+    tools: m2m('process/hilfsmittel', { writeName: 'tool_ids', description: 'Tools (Hilfsmittel) used in the process.' }),
   },
   rules: [{ kind: 'order', earlier: 'valid_from', later: 'valid_to' }],
 });
@@ -139,20 +121,8 @@ export const processsteps = defineResource({
     responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: 'Function (Funktion) responsible for the step (R in RACI).' }),
     responsible_user: fk('user', { onDelete: 'set null', description: 'User responsible for carrying out the step.' }),
     periodicity: fk('process/periodizitaet', { onDelete: 'set null', description: 'How often the step is carried out (Periodizität).' }),
-    tools: m2m('process/hilfsmittel', {
-      writeName: 'tool_ids',
-      table: 'process_processsteps_tools',
-      sourceColumn: 'processstep_id',
-      targetColumn: 'hilfsmittel_id',
-      description: 'Tools (Hilfsmittel) used in the step.',
-    }),
-    labels: m2m('process/label', {
-      writeName: 'label_ids',
-      table: 'process_processsteps_labels',
-      sourceColumn: 'processstep_id',
-      targetColumn: 'label_id',
-      description: 'Shared labels of the step.',
-    }),
+    tools: m2m('process/hilfsmittel', { writeName: 'tool_ids', sourceColumn: 'processstep_id', description: 'Tools (Hilfsmittel) used in the step.' }),
+    labels: m2m('process/label', { writeName: 'label_ids', sourceColumn: 'processstep_id', description: 'Shared labels of the step.' }),
   },
 });
 

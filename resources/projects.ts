@@ -51,27 +51,9 @@ export const project = defineResource({
     parent: fk('projects/project', { onDelete: 'set null', tree: true, description: 'Parent project; null for a top-level project.' }),
     lead: fk('organisation/mitarbeitende', { onDelete: 'set null', description: 'Employee who leads the project (Federführung).' }),
     lead_orgunit: fk('organisation/orgunit', { onDelete: 'set null', description: 'Organisational unit in charge of the project.' }),
-    orgunits: m2m('organisation/orgunit', {
-      writeName: 'orgunit_ids',
-      table: 'projects_project_orgunits',
-      sourceColumn: 'project_id',
-      targetColumn: 'orgunit_id',
-      description: 'Organisational units involved in the project.',
-    }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'projects_project_admins',
-      sourceColumn: 'project_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the project.',
-    }),
-    team_members: m2m('organisation/mitarbeitende', {
-      writeName: 'team_member_ids',
-      table: 'projects_project_team_members',
-      sourceColumn: 'project_id',
-      targetColumn: 'employee_id',
-      description: 'Employees on the project team.',
-    }),
+    orgunits: m2m('organisation/orgunit', { writeName: 'orgunit_ids', description: 'Organisational units involved in the project.' }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the project.' }),
+    team_members: m2m('organisation/mitarbeitende', { writeName: 'team_member_ids', targetColumn: 'employee_id', description: 'Employees on the project team.' }),
   },
   access: {
     view: {

@@ -29,13 +29,7 @@ export const standard = defineResource({
     archived: field.boolean({ default: false, description: 'Archived standards (e.g. superseded editions) are kept but hidden.' }),
   },
   relations: {
-    categories: m2m('standards/category', {
-      writeName: 'category_ids',
-      table: 'standards_standard_categories',
-      sourceColumn: 'standard_id',
-      targetColumn: 'category_id',
-      description: 'Categories the standard belongs to.',
-    }),
+    categories: m2m('standards/category', { writeName: 'category_ids', description: 'Categories the standard belongs to.' }),
   },
   rules: [{ kind: 'order', earlier: 'valid_from', later: 'valid_to' }],
 });
@@ -59,13 +53,7 @@ export const chapter = defineResource({
   relations: {
     standard: fk('standards/standard', { required: true, onDelete: 'cascade', description: 'Standard the chapter is part of.' }),
     parent: fk('standards/chapter', { onDelete: 'cascade', tree: true, description: 'Parent chapter; deleting a chapter deletes its sub-chapters.' }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'standards_chapter_processes',
-      sourceColumn: 'chapter_id',
-      targetColumn: 'process_id',
-      description: 'Processes that implement the requirement.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes that implement the requirement.' }),
   },
 });
 

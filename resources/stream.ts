@@ -25,27 +25,9 @@ export const stream = defineResource({
     archived: field.boolean({ default: false, description: 'Archived channels are kept but hidden from daily work.' }),
   },
   relations: {
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'stream_stream_admins',
-      sourceColumn: 'stream_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the channel.',
-    }),
-    team_members: m2m('user', {
-      writeName: 'team_member_ids',
-      table: 'stream_stream_team_members',
-      sourceColumn: 'stream_id',
-      targetColumn: 'user_id',
-      description: 'Users who may post in the channel.',
-    }),
-    groups: m2m('customgroup', {
-      writeName: 'group_ids',
-      table: 'stream_stream_groups',
-      sourceColumn: 'stream_id',
-      targetColumn: 'group_id',
-      description: 'Groups the channel targets (its audience).',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the channel.' }),
+    team_members: m2m('user', { writeName: 'team_member_ids', description: 'Users who may post in the channel.' }),
+    groups: m2m('customgroup', { writeName: 'group_ids', targetColumn: 'group_id', description: 'Groups the channel targets (its audience).' }),
   },
   access: {
     view: {
@@ -106,20 +88,8 @@ export const event = defineResource({
   relations: {
     // protect: an event carries registrations and attendance records that would be lost.
     stream: fk('stream/stream', { required: true, onDelete: 'protect', description: 'Channel the event is announced in.' }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'stream_event_admins',
-      sourceColumn: 'event_id',
-      targetColumn: 'user_id',
-      description: 'Users who manage the event and its participants.',
-    }),
-    attendance_checkers: m2m('user', {
-      writeName: 'attendance_checker_ids',
-      table: 'stream_event_attendance_checkers',
-      sourceColumn: 'event_id',
-      targetColumn: 'user_id',
-      description: 'Users who may confirm attendance.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who manage the event and its participants.' }),
+    attendance_checkers: m2m('user', { writeName: 'attendance_checker_ids', description: 'Users who may confirm attendance.' }),
   },
   access: { view: { via: 'stream', action: 'view' } },
   rules: [

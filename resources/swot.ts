@@ -39,17 +39,9 @@ export const estimate = defineResource({
   },
   relations: {
     recorded_by: fk('user', { onDelete: 'set null', description: 'User who recorded the estimate.' }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'swot_estimate_processes',
-      sourceColumn: 'estimate_id',
-      targetColumn: 'process_id',
-      description: 'Processes the estimate affects.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes the estimate affects.' }),
     responsible_functions: m2m('organisation/funktionen', {
       writeName: 'responsible_function_ids',
-      table: 'swot_estimate_responsible_functions',
-      sourceColumn: 'estimate_id',
       targetColumn: 'function_id',
       description: 'Functions (Funktionen, roles) responsible for the estimate.',
     }),

@@ -18,20 +18,8 @@ export const space = defineResource({
     archived: field.boolean({ default: false, description: 'Archived spaces are read-only and hidden from daily work.' }),
   },
   relations: {
-    members: m2m('user', {
-      writeName: 'member_ids',
-      table: 'teams_space_members',
-      sourceColumn: 'space_id',
-      targetColumn: 'user_id',
-      description: 'Team members of the space.',
-    }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'teams_space_admins',
-      sourceColumn: 'space_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the space.',
-    }),
+    members: m2m('user', { writeName: 'member_ids', description: 'Team members of the space.' }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the space.' }),
   },
   access: {
     view: { any: [{ field: 'visibility', in: ['public'] }, { userAmong: 'members' }, { userAmong: 'admins' }, { userIs: 'created_by' }] },
@@ -144,20 +132,8 @@ export const card = defineResource({
   relations: {
     // cascade: deleting a space must be able to remove everything below it
     list: fk('teams/list', { required: true, onDelete: 'cascade', description: 'List the card is in.' }),
-    assignees: m2m('user', {
-      writeName: 'assignee_ids',
-      table: 'teams_card_assignees',
-      sourceColumn: 'card_id',
-      targetColumn: 'user_id',
-      description: 'Users working on the card.',
-    }),
-    labels: m2m('teams/label', {
-      writeName: 'label_ids',
-      table: 'teams_card_labels',
-      sourceColumn: 'card_id',
-      targetColumn: 'label_id',
-      description: "Labels of the card (labels of the card's board).",
-    }),
+    assignees: m2m('user', { writeName: 'assignee_ids', description: 'Users working on the card.' }),
+    labels: m2m('teams/label', { writeName: 'label_ids', description: "Labels of the card (labels of the card's board)." }),
   },
   ordering: ['position'],
   access: { view: { via: 'list', action: 'view' } },
@@ -187,13 +163,7 @@ export const meeting = defineResource({
   },
   relations: {
     space: fk('teams/space', { required: true, onDelete: 'cascade', description: 'Space the meeting belongs to.' }),
-    participants: m2m('user', {
-      writeName: 'participant_ids',
-      table: 'teams_meeting_participants',
-      sourceColumn: 'meeting_id',
-      targetColumn: 'user_id',
-      description: 'Users taking part in the meeting.',
-    }),
+    participants: m2m('user', { writeName: 'participant_ids', description: 'Users taking part in the meeting.' }),
   },
   access: { view: { via: 'space', action: 'view' } },
   rules: [{ kind: 'order', earlier: 'start', later: 'end' }],
@@ -217,20 +187,8 @@ export const meetingitem = defineResource({
     meeting: fk('teams/meeting', { required: true, onDelete: 'cascade', description: 'Meeting the item is on.' }),
     parent: fk('teams/meetingitem', { onDelete: 'cascade', tree: true, description: 'Parent item; deleting an item deletes its sub-items.' }),
     owner: fk('user', { onDelete: 'set null', description: 'User responsible for the item.' }),
-    contributors: m2m('user', {
-      writeName: 'contributor_ids',
-      table: 'teams_meetingitem_contributors',
-      sourceColumn: 'meetingitem_id',
-      targetColumn: 'user_id',
-      description: 'Users contributing to the item.',
-    }),
-    cards: m2m('teams/card', {
-      writeName: 'card_ids',
-      table: 'teams_meetingitem_cards',
-      sourceColumn: 'meetingitem_id',
-      targetColumn: 'card_id',
-      description: 'Cards the item discusses or creates.',
-    }),
+    contributors: m2m('user', { writeName: 'contributor_ids', description: 'Users contributing to the item.' }),
+    cards: m2m('teams/card', { writeName: 'card_ids', description: 'Cards the item discusses or creates.' }),
   },
   ordering: ['list_order'],
   access: { view: { via: 'meeting', action: 'view' } },

@@ -33,20 +33,8 @@ export const folder = defineResource({
     visibility: visibility('normal: every user with the view permission; protected: its admins, its creator and its team members only.'),
   },
   relations: {
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'tutorial_folder_admins',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the folder.',
-    }),
-    team_members: m2m('user', {
-      writeName: 'team_member_ids',
-      table: 'tutorial_folder_team_members',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users who see a protected folder.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the folder.' }),
+    team_members: m2m('user', { writeName: 'team_member_ids', description: 'Users who see a protected folder.' }),
   },
   access: {
     view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'team_members' }] },
@@ -78,20 +66,8 @@ export const course = defineResource({
   relations: {
     // protect: a course holds lessons and enrollments (training records).
     folder: fk('tutorial/folder', { required: true, onDelete: 'protect', description: 'Folder the course is filed in.' }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'tutorial_course_admins',
-      sourceColumn: 'course_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the course.',
-    }),
-    labels: m2m('process/label', {
-      writeName: 'label_ids',
-      table: 'tutorial_course_labels',
-      sourceColumn: 'course_id',
-      targetColumn: 'label_id',
-      description: 'Shared labels (managed under process labels).',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the course.' }),
+    labels: m2m('process/label', { writeName: 'label_ids', description: 'Shared labels (managed under process labels).' }),
   },
   access: {
     view: {
@@ -127,13 +103,7 @@ export const lesson = defineResource({
   relations: {
     course: fk('tutorial/course', { required: true, onDelete: 'cascade', description: 'Course the lesson is part of.' }),
     parent: fk('tutorial/lesson', { onDelete: 'cascade', tree: true, description: 'Parent lesson; deleting a lesson deletes its sub-lessons.' }),
-    labels: m2m('process/label', {
-      writeName: 'label_ids',
-      table: 'tutorial_lesson_labels',
-      sourceColumn: 'lesson_id',
-      targetColumn: 'label_id',
-      description: 'Shared labels (managed under process labels).',
-    }),
+    labels: m2m('process/label', { writeName: 'label_ids', description: 'Shared labels (managed under process labels).' }),
   },
   access: { view: { via: 'course', action: 'view' }, change: { via: 'course', action: 'change' } },
 });
