@@ -1,5 +1,5 @@
 /** Businesscontext module ("Kontext", ISO 9001 §4): interested parties and the internal and external issues of the organisation. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const interestedparty = defineResource({
   module: 'businesscontext',
@@ -8,7 +8,7 @@ export const interestedparty = defineResource({
   title: 'Interested party',
   description: 'A stakeholder of the organisation; rating = interest × influence.',
   fields: {
-    name: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the interested party.' }),
+    name: titleField('Name of the interested party.'),
     description: field.text({ required: true, search: true, description: 'Needs and expectations of the party (markdown).' }),
     interest: field.enum({
       values: ['none', 'small', 'medium', 'large'],
@@ -20,7 +20,7 @@ export const interestedparty = defineResource({
       default: 'none',
       description: 'Influence on the organisation: none (–), small, medium or large.',
     }),
-    list_order: field.integer({ minimum: 0, default: 0, description: 'Position in the list (ascending).' }),
+    list_order: positionField('Position in the list (ascending).'),
   },
   relations: {
     responsible_functions: m2m('organisation/funktionen', {
@@ -41,9 +41,9 @@ export const issuetype = defineResource({
   title: 'Issue type (theme type)',
   description: 'A type of context issue, e.g. regulatory, technological, economic, social.',
   fields: {
-    name: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the type.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What issues of this type cover (markdown).' }),
-    archived: field.boolean({ default: false, description: 'Archived types are kept but no longer offered.' }),
+    name: titleField('Name of the type.'),
+    description: descriptionField('What issues of this type cover (markdown).'),
+    archived: archivedField('Archived types are kept but no longer offered.'),
   },
 });
 
@@ -54,14 +54,14 @@ export const issue = defineResource({
   title: 'Issue (context issue, Thema)',
   description: 'An internal or external issue relevant to the organisation’s purpose and strategy.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Short name of the issue.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Description of the issue (markdown).' }),
+    title: titleField('Short name of the issue.'),
+    description: descriptionField('Description of the issue (markdown).'),
     kind: field.enum({
       values: ['internal', 'external'],
       required: true,
       description: 'Whether the issue arises inside (internal) or outside (external) the organisation.',
     }),
-    list_order: field.integer({ minimum: 0, default: 0, description: 'Position in the list (ascending).' }),
+    list_order: positionField('Position in the list (ascending).'),
   },
   relations: {
     // protect: a type in use must not disappear from its issues.

@@ -1,5 +1,5 @@
 /** Issue module (spec 2.2–2.4, 3, 4.3): trackers, their categories, and issues. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, defineResource, descriptionField, field, fk, m2m, titleField } from '../engine/declare/index.js';
 
 export const tracker = defineResource({
   module: 'issue',
@@ -10,7 +10,7 @@ export const tracker = defineResource({
   permission: { app: 'issues', model: 'tracker' },
   fields: {
     title: field.string({ maxLength: 255, required: true, search: true, lookups: ['icontains', 'exact', 'in'], description: 'Name of the tracker.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the tracker collects (markdown).' }),
+    description: descriptionField('What the tracker collects (markdown).'),
     state: field.state({
       values: ['draft', 'approved', 'archived'],
       default: 'draft',
@@ -49,7 +49,7 @@ export const category = defineResource({
   description: 'A label grouping issues inside one tracker; `Scope:Value` titles are scoped labels.',
   permission: { app: 'issues', model: 'issuecategory' },
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Label text; `Scope:Value` for a scoped label.' }),
+    title: titleField('Label text; `Scope:Value` for a scoped label.'),
     color: field.color({ description: 'UI colour class: a base name, optionally one space and a modifier (`blue lighten-2`).' }),
   },
   relations: {
@@ -68,7 +68,7 @@ export const issue = defineResource({
   permission: { app: 'issues', model: 'issue' },
   fields: {
     title: field.string({ maxLength: 255, required: true, search: true, description: 'Short summary of the issue.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Full description (markdown).' }),
+    description: descriptionField('Full description (markdown).'),
     state: field.state({
       values: ['new', 'pending', 'accepted', 'active', 'effectiveness_check', 'resolved', 'rejected'],
       default: 'new',
@@ -83,7 +83,7 @@ export const issue = defineResource({
       description: 'Workflow state; changed by PATCH, one step at a time; resolved and rejected are final.',
     }),
     deadline: field.date({ lookups: ['gte', 'lte', 'range', 'isnull'], description: 'Date by which the issue should be dealt with.' }),
-    archived: field.boolean({ default: false, description: 'Archived issues are kept but hidden from daily work.' }),
+    archived: archivedField('Archived issues are kept but hidden from daily work.'),
     classification: field.enum({
       values: ['official', 'confidential', 'secret'],
       description: "Derived from the tracker's visibility: normal → official, protected → confidential, confidential → secret.",
