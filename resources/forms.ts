@@ -1,5 +1,5 @@
 /** Forms module (Formulare): folders, templates with sections, questions and choices, and filled-in forms. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const folder = defineResource({
   module: 'forms',
@@ -10,8 +10,8 @@ export const folder = defineResource({
     'A folder of form templates, organised as a tree; it decides who sees and uses its templates. ' +
     'Changing or deleting it needs being one of its admins or its creator.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the folder contains (markdown).' }),
+    title: titleField('Name of the folder.'),
+    description: descriptionField('What the folder contains (markdown).'),
     visibility: field.enum({
       values: ['public', 'protected', 'private'],
       default: 'public',
@@ -28,16 +28,10 @@ export const folder = defineResource({
     parent: fk('forms/folder', { onDelete: 'cascade', tree: true, description: 'Parent folder; null for a top-level folder.' }),
     admins: m2m('user', {
       writeName: 'admin_ids',
-      table: 'forms_folder_admins',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
       description: 'Users who administer the folder and its templates.',
     }),
     team_members: m2m('user', {
       writeName: 'team_member_ids',
-      table: 'forms_folder_team_members',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
       description: 'Users who may use the templates of a protected folder.',
     }),
   },
@@ -64,8 +58,8 @@ export const template = defineResource({
     'The design of a form: its mode, settings, sections and questions. Visible to who sees its folder; outside public folders ' +
     "changed only by the folder's admins and creator and the template's creator, who are its admins.",
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the template.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Introduction shown above the form (markdown).' }),
+    title: titleField('Name of the template.'),
+    description: descriptionField('Introduction shown above the form (markdown).'),
     mode: field.enum({
       values: ['form', 'test', 'quiz', 'checklist', 'vote'],
       default: 'form',
@@ -76,16 +70,13 @@ export const template = defineResource({
     allow_multiple_submissions: field.boolean({ default: false, description: 'Whether one user may submit the form more than once.' }),
     pass_threshold: field.integer({ minimum: 0, maximum: 100, description: 'Percent of points needed to pass a test or quiz.' }),
     time_limit: field.integer({ minimum: 1, maximum: 1440, description: 'Time limit of a test or quiz, in minutes.' }),
-    archived: field.boolean({ default: false, description: 'Archived templates keep their filled-in forms but accept no new ones.' }),
+    archived: archivedField('Archived templates keep their filled-in forms but accept no new ones.'),
   },
   relations: {
     // protect: the folder's templates (and their filled-in forms) would be lost
     folder: fk('forms/folder', { required: true, onDelete: 'protect', description: 'Folder the template is filed in; it decides permissions.' }),
     labels: m2m('process/label', {
       writeName: 'label_ids',
-      table: 'forms_template_labels',
-      sourceColumn: 'template_id',
-      targetColumn: 'label_id',
       description: 'Shared labels of the template.',
     }),
   },
@@ -102,9 +93,9 @@ export const section = defineResource({
   title: 'Form section',
   description: 'A titled group of questions within a template; seen and changed by who may see and change the template.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Heading of the section.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Text shown below the heading (markdown).' }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position of the section within its template, ascending.' }),
+    title: titleField('Heading of the section.'),
+    description: descriptionField('Text shown below the heading (markdown).'),
+    order: positionField('Position of the section within its template, ascending.'),
   },
   relations: {
     template: fk('forms/template', { required: true, onDelete: 'cascade', description: 'Template the section belongs to.' }),
@@ -134,7 +125,7 @@ export const question = defineResource({
         "Whether only the template's admins (the folder's admins and creator, the template's creator) see the question and may set or change its answer; " +
         'others are not asked for it even when it is required. Answers given are served with the form.',
     }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position of the question within its template or section, ascending.' }),
+    order: positionField('Position of the question within its template or section, ascending.'),
     points: field.integer({ minimum: 0, description: 'Points a correct answer earns in a test or quiz.' }),
   },
   relations: {
@@ -162,7 +153,7 @@ export const choice = defineResource({
   fields: {
     label: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Text shown for the option.' }),
     value: field.string({ maxLength: 255, required: true, description: 'Value stored in the answers when the option is picked.' }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position of the option within its question, ascending.' }),
+    order: positionField('Position of the option within its question, ascending.'),
     is_correct: field.boolean({ default: false, description: 'Whether the option is a correct answer (tests and quizzes).' }),
   },
   relations: {
