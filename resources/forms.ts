@@ -123,7 +123,8 @@ export const question = defineResource({
     text: field.text({ required: true, search: true, description: 'The question as shown to the person filling in the form (markdown).' }),
     help_text: field.text({ allowBlank: true, search: true, description: 'Hint shown below the question.' }),
     type: field.enum({
-      values: ['text', 'number', 'choice', 'date'],
+      // only kinds the form's answers hook knows (KINDS below)
+      values: ['text', 'number', 'choice', 'date'] satisfies Question['kind'][],
       default: 'text',
       description: 'Kind of answer: text, number, choice (from the question\'s choices) or date.',
     }),
