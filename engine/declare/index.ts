@@ -6,5 +6,6 @@ export { fk, m2m } from './relations.js';
 export type { RelationSpec, ForeignKey, ManyToMany, DeleteRule } from './relations.js';
 export { defineResource } from './resource.js';
 export type { ResourceDeclaration, AccessRule, ObjectAccess, RecordRule } from './resource.js';
+export type { ResourceHooks, HookContext, AfterWriteContext, RecordReader, ServedRecord, WriteOperation } from './hooks.js';
 export { defineBatch } from './batch.js';
 export type { BatchDeclaration, BatchOperation } from './batch.js';
