@@ -1,8 +1,5 @@
 /** Bot module (AI assistant): language models, chat spaces, chats, chat entries and context checks. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
-
-const visibility = (protectedFor: string) =>
-  field.enum({ values: ['normal', 'protected'], default: 'normal', description: `normal: every user with the view permission; protected: ${protectedFor} only.` });
+import { archivedField, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
 
 export const aimodel = defineResource({
   module: 'bot',
@@ -11,7 +8,7 @@ export const aimodel = defineResource({
   title: 'AI model',
   description: 'A selectable large language model (e.g. GPT-4 Turbo, Gemini Flash, Claude Sonnet).',
   fields: {
-    name: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Display name of the model.' }),
+    name: titleField('Display name of the model.'),
     provider: field.string({ maxLength: 100, required: true, filter: true, search: true, description: 'Vendor serving the model, e.g. `openai`, `google`, `anthropic`.' }),
     context_window: field.integer({ minimum: 1, maximum: 100_000_000, required: true, description: 'Maximum number of tokens the model reads at once.' }),
     supports_web_search: field.boolean({ default: false, description: 'Whether chats with this model may search the web.' }),
@@ -27,27 +24,15 @@ export const chatspace = defineResource({
   title: 'Chat space',
   description: 'A shared space grouping chats, with its own admins, members and defaults. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the chat space.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Purpose of the chat space (markdown).' }),
-    visibility: visibility('its admins, its creator and its members'),
+    title: titleField('Name of the chat space.'),
+    description: descriptionField('Purpose of the chat space (markdown).'),
+    visibility: visibilityField('normal: every user with the view permission; protected: its admins, its creator and its members only.'),
   },
   relations: {
     default_model: fk('bot/aimodel', { onDelete: 'set null', description: 'Model preselected for new chats in the space.' }),
     default_template: fk('bot/chat', { onDelete: 'set null', description: 'Template chat new chats in the space start from.' }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'bot_chatspace_admins',
-      sourceColumn: 'chatspace_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the space.',
-    }),
-    members: m2m('user', {
-      writeName: 'member_ids',
-      table: 'bot_chatspace_members',
-      sourceColumn: 'chatspace_id',
-      targetColumn: 'user_id',
-      description: 'Users who work in the space.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the space.' }),
+    members: m2m('user', { writeName: 'member_ids', description: 'Users who work in the space.' }),
   },
   access: {
     view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'members' }] },
@@ -64,25 +49,21 @@ export const chat = defineResource({
     'A conversation with an AI model, or a template (with a system role) for new conversations. A normal chat is visible to who sees its space ' +
     "(to all without one). Changing or deleting it needs being its creator or an admin or the creator of its space.",
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the chat.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the chat is about (markdown).' }),
+    title: titleField('Name of the chat.'),
+    description: descriptionField('What the chat is about (markdown).'),
     temperature: field.decimal({ digits: 3, decimals: 2, minimum: 0, maximum: 2, default: '1.00', description: 'Sampling temperature 0.00–2.00; higher answers are more varied.' }),
     web_search: field.boolean({ default: false, description: 'Whether the model may search the web (search-capable models only).' }),
-    visibility: visibility("its creator, its contributors, and the admins, creator and members of its space"),
+    visibility: visibilityField(
+      'normal: every user with the view permission; protected: its creator, its contributors, and the admins, creator and members of its space only.',
+    ),
     is_template: field.boolean({ default: false, description: 'Whether the chat is a template for new chats.' }),
     system_role: field.text({ allowBlank: true, description: 'Instructions given to the model before the conversation (templates).' }),
-    archived: field.boolean({ default: false, description: 'Archived chats are kept but hidden.' }),
+    archived: archivedField('Archived chats are kept but hidden.'),
   },
   relations: {
     aimodel: fk('bot/aimodel', { onDelete: 'set null', description: 'Model answering in the chat.' }),
     chatspace: fk('bot/chatspace', { onDelete: 'set null', description: 'Space the chat belongs to; empty for a personal chat.' }),
-    contributors: m2m('user', {
-      writeName: 'contributor_ids',
-      table: 'bot_chat_contributors',
-      sourceColumn: 'chat_id',
-      targetColumn: 'user_id',
-      description: 'Users who share the chat.',
-    }),
+    contributors: m2m('user', { writeName: 'contributor_ids', description: 'Users who share the chat.' }),
   },
   access: {
     view: {

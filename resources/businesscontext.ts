@@ -1,5 +1,5 @@
 /** Businesscontext module ("Kontext", ISO 9001 §4): interested parties and the internal and external issues of the organisation. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const interestedparty = defineResource({
   module: 'businesscontext',
@@ -8,7 +8,7 @@ export const interestedparty = defineResource({
   title: 'Interested party',
   description: 'A stakeholder of the organisation; rating = interest × influence.',
   fields: {
-    name: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the interested party.' }),
+    name: titleField('Name of the interested party.'),
     description: field.text({ required: true, search: true, description: 'Needs and expectations of the party (markdown).' }),
     interest: field.enum({
       values: ['none', 'small', 'medium', 'large'],
@@ -20,30 +20,16 @@ export const interestedparty = defineResource({
       default: 'none',
       description: 'Influence on the organisation: none (–), small, medium or large.',
     }),
-    list_order: field.integer({ minimum: 0, default: 0, description: 'Position in the list (ascending).' }),
+    list_order: positionField('Position in the list (ascending).'),
   },
   relations: {
     responsible_functions: m2m('organisation/funktionen', {
       writeName: 'responsible_function_ids',
-      table: 'businesscontext_interestedparty_responsible_functions',
-      sourceColumn: 'interestedparty_id',
       targetColumn: 'function_id',
       description: 'Functions (Funktionen, roles) responsible for the party.',
     }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'businesscontext_interestedparty_processes',
-      sourceColumn: 'interestedparty_id',
-      targetColumn: 'process_id',
-      description: 'Processes needed to meet the party’s requirements.',
-    }),
-    estimates: m2m('swot/estimate', {
-      writeName: 'estimate_ids',
-      table: 'businesscontext_interestedparty_estimates',
-      sourceColumn: 'interestedparty_id',
-      targetColumn: 'estimate_id',
-      description: 'SWOT estimates (risks and chances) arising from the party.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes needed to meet the party’s requirements.' }),
+    estimates: m2m('swot/estimate', { writeName: 'estimate_ids', description: 'SWOT estimates (risks and chances) arising from the party.' }),
   },
   ordering: ['list_order', 'name'],
 });
@@ -55,9 +41,9 @@ export const issuetype = defineResource({
   title: 'Issue type (theme type)',
   description: 'A type of context issue, e.g. regulatory, technological, economic, social.',
   fields: {
-    name: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the type.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What issues of this type cover (markdown).' }),
-    archived: field.boolean({ default: false, description: 'Archived types are kept but no longer offered.' }),
+    name: titleField('Name of the type.'),
+    description: descriptionField('What issues of this type cover (markdown).'),
+    archived: archivedField('Archived types are kept but no longer offered.'),
   },
 });
 
@@ -68,14 +54,14 @@ export const issue = defineResource({
   title: 'Issue (context issue, Thema)',
   description: 'An internal or external issue relevant to the organisation’s purpose and strategy.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Short name of the issue.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Description of the issue (markdown).' }),
+    title: titleField('Short name of the issue.'),
+    description: descriptionField('Description of the issue (markdown).'),
     kind: field.enum({
       values: ['internal', 'external'],
       required: true,
       description: 'Whether the issue arises inside (internal) or outside (external) the organisation.',
     }),
-    list_order: field.integer({ minimum: 0, default: 0, description: 'Position in the list (ascending).' }),
+    list_order: positionField('Position in the list (ascending).'),
   },
   relations: {
     // protect: a type in use must not disappear from its issues.
@@ -83,25 +69,11 @@ export const issue = defineResource({
     party: fk('businesscontext/interestedparty', { onDelete: 'set null', description: 'Interested party the issue concerns.' }),
     responsible_functions: m2m('organisation/funktionen', {
       writeName: 'responsible_function_ids',
-      table: 'businesscontext_issue_responsible_functions',
-      sourceColumn: 'issue_id',
       targetColumn: 'function_id',
       description: 'Functions (Funktionen, roles) responsible for the issue.',
     }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'businesscontext_issue_processes',
-      sourceColumn: 'issue_id',
-      targetColumn: 'process_id',
-      description: 'Processes needed to deal with the issue.',
-    }),
-    estimates: m2m('swot/estimate', {
-      writeName: 'estimate_ids',
-      table: 'businesscontext_issue_estimates',
-      sourceColumn: 'issue_id',
-      targetColumn: 'estimate_id',
-      description: 'SWOT estimates (risks and chances) arising from the issue.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes needed to deal with the issue.' }),
+    estimates: m2m('swot/estimate', { writeName: 'estimate_ids', description: 'SWOT estimates (risks and chances) arising from the issue.' }),
   },
   ordering: ['list_order', 'title'],
 });

@@ -1,5 +1,5 @@
 /** Contracts module: contracts filed in folders, their partners, lookups, value flows and partner evaluations. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
 
 const CURRENCIES = ['CHF', 'EUR', 'USD'] as const;
 
@@ -10,37 +10,21 @@ export const folder = defineResource({
   title: 'Contract folder (Vertragsordner)',
   description: 'A folder tree organising contracts; protected folders are visible to their admins, team and creator only.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the folder holds.' }),
-    visibility: field.enum({
-      values: ['normal', 'protected'],
-      default: 'normal',
-      description: 'normal: every user with the view permission; protected: admins, team members and the creator only.',
-    }),
+    title: titleField('Name of the folder.'),
+    description: descriptionField('What the folder holds.'),
+    visibility: visibilityField('normal: every user with the view permission; protected: admins, team members and the creator only.'),
     inherit_permissions: field.boolean({
       default: false,
       description:
         "Take visibility, admins, creator and team from the parent folder (up the tree, while folders inherit); the folder's own are then ignored.",
     }),
-    archived: field.boolean({ default: false, description: 'Archived folders are kept but hidden from daily work.' }),
+    archived: archivedField('Archived folders are kept but hidden from daily work.'),
   },
   relations: {
     // contracts protect their folder, so a subtree holding contracts cannot be deleted
     parent: fk('contracts/folder', { onDelete: 'cascade', tree: true, description: 'Parent folder; deleting a folder deletes its empty sub-folders.' }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'contracts_folder_admins',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the folder and its contracts.',
-    }),
-    members: m2m('user', {
-      writeName: 'member_ids',
-      table: 'contracts_folder_members',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Team members who see a protected folder.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the folder and its contracts.' }),
+    members: m2m('user', { writeName: 'member_ids', description: 'Team members who see a protected folder.' }),
   },
   access: {
     inherit: { parent: 'parent', when: 'inherit_permissions' },
@@ -56,14 +40,14 @@ export const partner = defineResource({
   title: 'Contract partner (Vertragspartner)',
   description: 'The counterparty of contracts: an organisation or a person.',
   fields: {
-    name: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the organisation or person.' }),
+    name: titleField('Name of the organisation or person.'),
     kind: field.enum({ values: ['organisation', 'person'], default: 'organisation', description: 'Whether the partner is an organisation or a person.' }),
     email: field.email({ maxLength: 254, search: true, description: 'Contact e-mail address.' }),
     phone: field.string({ maxLength: 50, allowBlank: true, description: 'Contact phone number.' }),
     website: field.url({ maxLength: 500, description: 'Website of the partner.' }),
     address: field.text({ allowBlank: true, description: 'Postal address.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Notes on the partner.' }),
-    archived: field.boolean({ default: false, description: 'Archived partners are kept but hidden from pickers.' }),
+    description: descriptionField('Notes on the partner.'),
+    archived: archivedField('Archived partners are kept but hidden from pickers.'),
   },
 });
 
@@ -73,11 +57,11 @@ export const type = defineResource({
   table: 'contracts_type',
   title: 'Contract type (Vertragsart)',
   description: 'A kind of contract, e.g. service, lease or licence.',
-  fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the contract type.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What contracts of this type cover.' }),
-    archived: field.boolean({ default: false, description: 'Archived types are kept but hidden from pickers.' }),
-  },
+  fields: catalogueFields({
+    title: 'Name of the contract type.',
+    description: 'What contracts of this type cover.',
+    archived: 'Archived types are kept but hidden from pickers.',
+  }),
 });
 
 export const periodicity = defineResource({
@@ -87,9 +71,9 @@ export const periodicity = defineResource({
   title: 'Payment periodicity (Zahlungsperiodizität)',
   description: 'How often a payment recurs: monthly, quarterly, half-yearly, yearly or once.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name, e.g. `quarterly`.' }),
+    title: titleField('Name, e.g. `quarterly`.'),
     months: field.integer({ required: true, minimum: 0, maximum: 120, description: 'Length of one period in months (1 monthly, 3 quarterly, 12 yearly); 0 = once.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Notes on the periodicity.' }),
+    description: descriptionField('Notes on the periodicity.'),
   },
 });
 
@@ -100,8 +84,8 @@ export const contract = defineResource({
   title: 'Contract (Vertrag)',
   description: 'A contract with a partner, its term, notice rules and value, filed in a folder.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the contract.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Subject of the contract (markdown).' }),
+    title: titleField('Name of the contract.'),
+    description: descriptionField('Subject of the contract (markdown).'),
     state: field.state({
       values: ['draft', 'active', 'cancelled', 'expired', 'archived'],
       default: 'draft',
@@ -136,13 +120,7 @@ export const contract = defineResource({
     payment_periodicity: fk('contracts/periodicity', { onDelete: 'set null', description: 'How often the amount is paid.' }),
     responsible_employee: fk('organisation/mitarbeitende', { onDelete: 'set null', description: 'Employee (Mitarbeitende) responsible for the contract.' }),
     responsible_orgunit: fk('organisation/orgunit', { onDelete: 'set null', description: 'Organisational unit responsible for the contract.' }),
-    assigned_orgunits: m2m('organisation/orgunit', {
-      writeName: 'assigned_orgunit_ids',
-      table: 'contracts_contract_assigned_orgunits',
-      sourceColumn: 'contract_id',
-      targetColumn: 'orgunit_id',
-      description: 'Organisational units the contract is assigned to.',
-    }),
+    assigned_orgunits: m2m('organisation/orgunit', { writeName: 'assigned_orgunit_ids', description: 'Organisational units the contract is assigned to.' }),
   },
   access: { view: { via: 'folder', action: 'view' } },
   rules: [
@@ -184,7 +162,7 @@ export const valueflow = defineResource({
     one_off: field.boolean({ default: false, description: 'Whether it is a single payment rather than a recurring one.' }),
     start_date: field.date({ description: 'Date of the first (or only) payment.' }),
     end_date: field.date({ description: 'Date of the last payment; empty while open-ended.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the payment is for.' }),
+    description: descriptionField('What the payment is for.'),
   },
   relations: {
     contract: fk('contracts/contract', { required: true, onDelete: 'cascade', description: 'Contract the value flow belongs to.' }),

@@ -1,5 +1,5 @@
 /** DMS module (document management): a folder tree, document types, and documents with an approval workflow. */
-import { defineBatch, defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineBatch, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
 import { orgunitMember } from './organisation.js';
 
 export const folder = defineResource({
@@ -11,20 +11,15 @@ export const folder = defineResource({
     'A folder of the document tree; it carries default roles for its documents and decides who sees them. ' +
     'Changing or deleting a folder needs being one of its admins or its creator.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the folder holds (markdown).' }),
-    visibility: field.enum({
-      values: ['normal', 'protected'],
-      default: 'normal',
-      description:
-        'normal: everyone with the view permission; protected: its admins, its creator, its team members and the current members of its org units only.',
-    }),
+    title: titleField('Name of the folder.'),
+    description: descriptionField('What the folder holds (markdown).'),
+    visibility: visibilityField('normal: everyone with the view permission; protected: its admins, its creator, its team members and the current members of its org units only.'),
     inherit_permissions: field.boolean({
       default: false,
       description:
         "Take visibility, admins, creator, team and org units from the parent folder (up the tree, while folders inherit); the folder's own are then ignored.",
     }),
-    archived: field.boolean({ default: false, description: 'Archived folders are kept but hidden from daily work.' }),
+    archived: archivedField('Archived folders are kept but hidden from daily work.'),
   },
   relations: {
     // cascade: subfolders go with their folder; documents in them are protected, which blocks the delete
@@ -32,25 +27,10 @@ export const folder = defineResource({
     responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: "Default responsible function (Funktion) for the folder's documents." }),
     reviewing_function: fk('organisation/funktionen', { onDelete: 'set null', description: "Default reviewing function for the folder's documents." }),
     approving_function: fk('organisation/funktionen', { onDelete: 'set null', description: "Default approving function for the folder's documents." }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'dms_folder_admins',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the folder: they see it and change it and the documents in it.',
-    }),
-    team_members: m2m('user', {
-      writeName: 'team_member_ids',
-      table: 'dms_folder_team_members',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users of the folder team; they see a protected folder.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the folder: they see it and change it and the documents in it.' }),
+    team_members: m2m('user', { writeName: 'team_member_ids', description: 'Users of the folder team; they see a protected folder.' }),
     orgunits: m2m('organisation/orgunit', {
       writeName: 'orgunit_ids',
-      table: 'dms_folder_orgunits',
-      sourceColumn: 'folder_id',
-      targetColumn: 'orgunit_id',
       description: 'Organisational units whose current members (main unit or current membership) see a protected folder.',
     }),
   },
@@ -76,11 +56,11 @@ export const documenttype = defineResource({
   table: 'dms_documenttype',
   title: 'Document type (Dokumenttyp)',
   description: 'A kind of document, e.g. work instruction or form, used to classify and filter documents.',
-  fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the document type.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What documents of this type are (markdown).' }),
-    archived: field.boolean({ default: false, description: 'Archived types are kept but no longer offered for selection.' }),
-  },
+  fields: catalogueFields({
+    title: 'Name of the document type.',
+    description: 'What documents of this type are (markdown).',
+    archived: 'Archived types are kept but no longer offered for selection.',
+  }),
 });
 
 export const document = defineResource({
@@ -93,8 +73,8 @@ export const document = defineResource({
     "in a protected folder, changed only by the folder's admins and creator and the document's owner and creator.",
   fields: {
     code: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Document ID, e.g. `AA-001`.' }),
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Title of the document.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Summary of the document (markdown).' }),
+    title: titleField('Title of the document.'),
+    description: descriptionField('Summary of the document (markdown).'),
     revision: field.integer({ minimum: 0, description: 'Revision number; raised with each approval.' }),
     state: field.state({
       values: ['draft', 'review', 'reviewed', 'approved', 'expired', 'archived'],
@@ -120,7 +100,7 @@ export const document = defineResource({
     }),
     external_url: field.url({ maxLength: 2000, description: 'Link to the document in an external system.' }),
     retention_years: field.integer({ minimum: 0, maximum: 100, description: 'Retention period in years.' }),
-    archived: field.boolean({ default: false, description: 'Archived documents are kept but hidden from daily work.' }),
+    archived: archivedField('Archived documents are kept but hidden from daily work.'),
   },
   relations: {
     // protect: deleting a folder must not silently delete its documents
@@ -132,17 +112,9 @@ export const document = defineResource({
     reviewing_function: fk('organisation/funktionen', { onDelete: 'set null', description: "Reviewing function; the folder's when empty." }),
     approving_function: fk('organisation/funktionen', { onDelete: 'set null', description: "Approving function; the folder's when empty." }),
     working_copy_of: fk('dms/document', { onDelete: 'set null', description: 'Approved document this draft is a working copy of.' }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'dms_document_processes',
-      sourceColumn: 'document_id',
-      targetColumn: 'process_id',
-      description: 'Processes the document belongs to.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes the document belongs to.' }),
     related_documents: m2m('dms/document', {
       writeName: 'related_document_ids',
-      table: 'dms_document_related_documents',
-      sourceColumn: 'document_id',
       targetColumn: 'related_document_id',
       description: 'Documents that also apply (mitgeltende Dokumente).',
     }),

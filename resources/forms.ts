@@ -1,5 +1,6 @@
 /** Forms module (Formulare): folders, templates with sections, questions and choices, and filled-in forms. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, defineResource, descriptionField, field, fk, m2m, positionField, titleField, type HookContext, type RecordReader } from '../engine/declare/index.js';
+import { isCalendarDate } from '../engine/fields/values.js';
 
 export const folder = defineResource({
   module: 'forms',
@@ -10,8 +11,8 @@ export const folder = defineResource({
     'A folder of form templates, organised as a tree; it decides who sees and uses its templates. ' +
     'Changing or deleting it needs being one of its admins or its creator.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the folder contains (markdown).' }),
+    title: titleField('Name of the folder.'),
+    description: descriptionField('What the folder contains (markdown).'),
     visibility: field.enum({
       values: ['public', 'protected', 'private'],
       default: 'public',
@@ -28,16 +29,10 @@ export const folder = defineResource({
     parent: fk('forms/folder', { onDelete: 'cascade', tree: true, description: 'Parent folder; null for a top-level folder.' }),
     admins: m2m('user', {
       writeName: 'admin_ids',
-      table: 'forms_folder_admins',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
       description: 'Users who administer the folder and its templates.',
     }),
     team_members: m2m('user', {
       writeName: 'team_member_ids',
-      table: 'forms_folder_team_members',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
       description: 'Users who may use the templates of a protected folder.',
     }),
   },
@@ -64,8 +59,8 @@ export const template = defineResource({
     'The design of a form: its mode, settings, sections and questions. Visible to who sees its folder; outside public folders ' +
     "changed only by the folder's admins and creator and the template's creator, who are its admins.",
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the template.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Introduction shown above the form (markdown).' }),
+    title: titleField('Name of the template.'),
+    description: descriptionField('Introduction shown above the form (markdown).'),
     mode: field.enum({
       values: ['form', 'test', 'quiz', 'checklist', 'vote'],
       default: 'form',
@@ -76,16 +71,13 @@ export const template = defineResource({
     allow_multiple_submissions: field.boolean({ default: false, description: 'Whether one user may submit the form more than once.' }),
     pass_threshold: field.integer({ minimum: 0, maximum: 100, description: 'Percent of points needed to pass a test or quiz.' }),
     time_limit: field.integer({ minimum: 1, maximum: 1440, description: 'Time limit of a test or quiz, in minutes.' }),
-    archived: field.boolean({ default: false, description: 'Archived templates keep their filled-in forms but accept no new ones.' }),
+    archived: archivedField('Archived templates keep their filled-in forms but accept no new ones.'),
   },
   relations: {
     // protect: the folder's templates (and their filled-in forms) would be lost
     folder: fk('forms/folder', { required: true, onDelete: 'protect', description: 'Folder the template is filed in; it decides permissions.' }),
     labels: m2m('process/label', {
       writeName: 'label_ids',
-      table: 'forms_template_labels',
-      sourceColumn: 'template_id',
-      targetColumn: 'label_id',
       description: 'Shared labels of the template.',
     }),
   },
@@ -102,9 +94,9 @@ export const section = defineResource({
   title: 'Form section',
   description: 'A titled group of questions within a template; seen and changed by who may see and change the template.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Heading of the section.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Text shown below the heading (markdown).' }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position of the section within its template, ascending.' }),
+    title: titleField('Heading of the section.'),
+    description: descriptionField('Text shown below the heading (markdown).'),
+    order: positionField('Position of the section within its template, ascending.'),
   },
   relations: {
     template: fk('forms/template', { required: true, onDelete: 'cascade', description: 'Template the section belongs to.' }),
@@ -122,7 +114,8 @@ export const question = defineResource({
     text: field.text({ required: true, search: true, description: 'The question as shown to the person filling in the form (markdown).' }),
     help_text: field.text({ allowBlank: true, search: true, description: 'Hint shown below the question.' }),
     type: field.enum({
-      values: ['text', 'number', 'choice', 'date'],
+      // only kinds the form's answers hook knows (KINDS below)
+      values: ['text', 'number', 'choice', 'date'] satisfies Question['kind'][],
       default: 'text',
       description: 'Kind of answer: text, number, choice (from the question\'s choices) or date.',
     }),
@@ -134,7 +127,7 @@ export const question = defineResource({
         "Whether only the template's admins (the folder's admins and creator, the template's creator) see the question and may set or change its answer; " +
         'others are not asked for it even when it is required. Answers given are served with the form.',
     }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position of the question within its template or section, ascending.' }),
+    order: positionField('Position of the question within its template or section, ascending.'),
     points: field.integer({ minimum: 0, description: 'Points a correct answer earns in a test or quiz.' }),
   },
   relations: {
@@ -162,7 +155,7 @@ export const choice = defineResource({
   fields: {
     label: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Text shown for the option.' }),
     value: field.string({ maxLength: 255, required: true, description: 'Value stored in the answers when the option is picked.' }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position of the option within its question, ascending.' }),
+    order: positionField('Position of the option within its question, ascending.'),
     is_correct: field.boolean({ default: false, description: 'Whether the option is a correct answer (tests and quizzes).' }),
   },
   relations: {
@@ -186,6 +179,67 @@ const ANSWERS_SCHEMA = {
     ],
   },
 };
+
+interface Question {
+  id: number;
+  kind: 'text' | 'number' | 'date' | 'choice';
+  required: boolean;
+  multiple: boolean;
+  /** Whether the writer sees it (an `admin_only` question may be hidden from them). */
+  visible: boolean;
+  choices: Set<unknown>;
+}
+
+const KINDS: Record<Question['kind'], { fits(value: unknown, q: Question): boolean; expected(q: Question): string }> = {
+  text: { fits: (v) => typeof v === 'string', expected: () => 'a string' },
+  number: { fits: (v) => typeof v === 'number', expected: () => 'a number' },
+  date: { fits: (v) => typeof v === 'string' && isCalendarDate(v), expected: () => 'a date in the format YYYY-MM-DD' },
+  choice: {
+    fits: (v, q) => (q.multiple ? Array.isArray(v) && v.every((id) => q.choices.has(id)) : q.choices.has(v)),
+    expected: (q) => (q.multiple ? 'a list of ids of its choices' : 'the id of one of its choices'),
+  },
+};
+
+const unanswered = (v: unknown): boolean => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** A draft is saved as it stands; submitting needs every required answer. */
+const DRAFTS = ['draft'];
+
+/** The template's questions by id (as answer keys are), each with the ids of its choices. */
+async function questionsOf(read: RecordReader, templateId: unknown): Promise<Map<string, Question>> {
+  const found = await read.find('forms/question', { template: templateId });
+  const questions = new Map(
+    found.map(({ record: r, visible }) => [
+      String(r.id),
+      { id: r.id as number, kind: r.type as Question['kind'], required: r.required === true, multiple: r.multiple === true, visible, choices: new Set<unknown>() },
+    ]),
+  );
+  if (found.length) for (const { record: c } of await read.find('forms/choice', { question: found.map((f) => f.record.id) })) questions.get(String(c.question))!.choices.add(c.id);
+  return questions;
+}
+
+/**
+ * A form's answers against its template's questions, when it is created or its answers, template
+ * or state change: every key is a question of the template, every value fits its question's kind,
+ * and outside drafts every required question is answered. Questions the writer cannot see are not
+ * asked of them: their answers stay as they were, and they are not required.
+ */
+async function checkAnswers(ctx: HookContext<'answers' | 'template' | 'state'>): Promise<void> {
+  if (ctx.operation === 'delete' || (ctx.before && !ctx.sets('answers') && !ctx.sets('template') && !ctx.sets('state'))) return;
+  const template = ctx.value('template');
+  if (template == null || ctx.errors.has('answers') || ctx.errors.has('template_id')) return;
+  const answers = (ctx.value('answers') ?? {}) as Record<string, unknown>;
+  const before = (ctx.before?.answers ?? {}) as Record<string, unknown>;
+  const questions = await questionsOf(ctx.read, template);
+  for (const [key, value] of Object.entries(answers)) {
+    const q = questions.get(key);
+    if (!q || (!q.visible && !same(value, before[key]))) ctx.errors.add('answers', `Question ${key} does not belong to template ${String(template)}.`);
+    else if (!unanswered(value) && !KINDS[q.kind].fits(value, q)) ctx.errors.add('answers', `Answer to question ${key} must be ${KINDS[q.kind].expected(q)}.`);
+  }
+  if (DRAFTS.includes(ctx.value('state') as string)) return;
+  for (const q of questions.values()) if (q.required && q.visible && unanswered(answers[String(q.id)])) ctx.errors.add('answers', `Question ${q.id} must be answered.`);
+}
 
 export const form = defineResource({
   module: 'forms',
@@ -213,17 +267,9 @@ export const form = defineResource({
     template: fk('forms/template', { required: true, onDelete: 'protect', description: 'Template the form was filled in from.' }),
     user: fk('user', { onDelete: 'set null', description: 'User who filled in the form; null when anonymous.' }),
   },
-  rules: [
-    {
-      kind: 'answers',
-      field: 'answers',
-      parent: 'template',
-      questions: { resource: 'forms/question', parent: 'template', type: 'type', required: 'required', multiple: 'multiple' },
-      choices: { resource: 'forms/choice', question: 'question' },
-      // a draft is saved as it stands; submitting needs every required answer
-      exceptIn: { field: 'state', states: ['draft'] },
-    },
-  ],
+  hooks: { validate: checkAnswers },
+  // demo and example forms have no answers
+  exampleStates: { state: DRAFTS },
   access: { view: { via: 'template', action: 'view' } },
 });
 

@@ -1,5 +1,5 @@
 /** Glossar module (glossary): terms and their definitions. */
-import { defineResource, field } from '../engine/declare/index.js';
+import { archivedField, defineResource, field, titleField } from '../engine/declare/index.js';
 
 export const entry = defineResource({
   module: 'glossar',
@@ -8,10 +8,10 @@ export const entry = defineResource({
   title: 'Entry (Glossareintrag, glossary entry)',
   description: 'A term of the organisation with its definition.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'The term being defined.' }),
+    title: titleField('The term being defined.'),
     description: field.text({ required: true, search: true, description: 'Definition of the term (markdown).' }),
     synonyms: field.string({ maxLength: 500, allowBlank: true, search: true, description: 'Other terms with the same meaning, comma-separated.' }),
-    archived: field.boolean({ default: false, description: 'Archived entries are kept but hidden from the glossary.' }),
+    archived: archivedField('Archived entries are kept but hidden from the glossary.'),
     trashed: field.boolean({ default: false, description: 'Entries in the trash, before final deletion.' }),
   },
 });

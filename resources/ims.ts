@@ -1,5 +1,5 @@
 /** IMS module (integrated management systems): management systems, asset categories and assets (aspects). */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const system = defineResource({
   module: 'ims',
@@ -7,40 +7,16 @@ export const system = defineResource({
   table: 'ims_system',
   title: 'System (management system)',
   description: 'A management system (e.g. quality, environment, information security) tying together its standards and trackers.',
-  fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the management system.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Scope of the management system (markdown).' }),
-    archived: field.boolean({ default: false, description: 'Archived systems are kept but hidden from daily work.' }),
-  },
+  fields: catalogueFields({
+    title: 'Name of the management system.',
+    description: 'Scope of the management system (markdown).',
+    archived: 'Archived systems are kept but hidden from daily work.',
+  }),
   relations: {
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'ims_system_admins',
-      sourceColumn: 'system_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the system.',
-    }),
-    team_members: m2m('user', {
-      writeName: 'team_member_ids',
-      table: 'ims_system_team_members',
-      sourceColumn: 'system_id',
-      targetColumn: 'user_id',
-      description: 'Users who work on the system.',
-    }),
-    standards: m2m('standards/standard', {
-      writeName: 'standard_ids',
-      table: 'ims_system_standards',
-      sourceColumn: 'system_id',
-      targetColumn: 'standard_id',
-      description: 'Standards the system implements.',
-    }),
-    trackers: m2m('issue/tracker', {
-      writeName: 'tracker_ids',
-      table: 'ims_system_trackers',
-      sourceColumn: 'system_id',
-      targetColumn: 'tracker_id',
-      description: 'Issue trackers belonging to the system.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the system.' }),
+    team_members: m2m('user', { writeName: 'team_member_ids', description: 'Users who work on the system.' }),
+    standards: m2m('standards/standard', { writeName: 'standard_ids', description: 'Standards the system implements.' }),
+    trackers: m2m('issue/tracker', { writeName: 'tracker_ids', description: 'Issue trackers belonging to the system.' }),
   },
 });
 
@@ -51,9 +27,9 @@ export const assetcategory = defineResource({
   title: 'Asset category (Aspektkategorie)',
   description: 'A category of assets (aspects) within one management system.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the category.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the category covers (markdown).' }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position among the categories of the system (ascending).' }),
+    title: titleField('Name of the category.'),
+    description: descriptionField('What the category covers (markdown).'),
+    order: positionField('Position among the categories of the system (ascending).'),
   },
   relations: {
     system: fk('ims/system', { required: true, onDelete: 'cascade', description: 'Management system the category belongs to.' }),
@@ -68,8 +44,8 @@ export const asset = defineResource({
   description: 'An asset or aspect of a management system (e.g. a machine, an IT system, an environmental aspect).',
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Inventory or reference number.' }),
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the asset.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Description (markdown).' }),
+    title: titleField('Name of the asset.'),
+    description: descriptionField('Description (markdown).'),
     cause: field.text({ allowBlank: true, description: 'Analysis and cause (markdown).' }),
     possible_measures: field.text({ allowBlank: true, description: 'Measures that could be taken (markdown).' }),
     location: field.string({ maxLength: 255, allowBlank: true, search: true, description: 'Where the asset is.' }),
@@ -92,7 +68,7 @@ export const asset = defineResource({
       },
       description: 'Lifecycle: planned, in_use, in_maintenance, retired, disposed (final).',
     }),
-    archived: field.boolean({ default: false, description: 'Archived assets are kept but hidden from daily work.' }),
+    archived: archivedField('Archived assets are kept but hidden from daily work.'),
   },
   relations: {
     // protect: assets are substantive records, not mere parts of the system.
@@ -102,26 +78,11 @@ export const asset = defineResource({
     responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: 'Function (Funktion, role) responsible for the asset.' }),
     categories: m2m('ims/assetcategory', {
       writeName: 'category_ids',
-      table: 'ims_asset_categories',
-      sourceColumn: 'asset_id',
-      targetColumn: 'assetcategory_id',
       sameParent: { local: 'system', remote: 'system' },
       description: "Categories of the asset; each must belong to the asset's system.",
     }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'ims_asset_processes',
-      sourceColumn: 'asset_id',
-      targetColumn: 'process_id',
-      description: 'Processes the asset is used in.',
-    }),
-    estimates: m2m('swot/estimate', {
-      writeName: 'estimate_ids',
-      table: 'ims_asset_estimates',
-      sourceColumn: 'asset_id',
-      targetColumn: 'estimate_id',
-      description: 'SWOT estimates (risks and chances) concerning the asset.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes the asset is used in.' }),
+    estimates: m2m('swot/estimate', { writeName: 'estimate_ids', description: 'SWOT estimates (risks and chances) concerning the asset.' }),
   },
 });
 

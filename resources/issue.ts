@@ -1,5 +1,5 @@
 /** Issue module (spec 2.2–2.4, 3, 4.3): trackers, their categories, and issues. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, defineResource, descriptionField, field, fk, m2m, titleField } from '../engine/declare/index.js';
 
 export const tracker = defineResource({
   module: 'issue',
@@ -10,7 +10,7 @@ export const tracker = defineResource({
   permission: { app: 'issues', model: 'tracker' },
   fields: {
     title: field.string({ maxLength: 255, required: true, search: true, lookups: ['icontains', 'exact', 'in'], description: 'Name of the tracker.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the tracker collects (markdown).' }),
+    description: descriptionField('What the tracker collects (markdown).'),
     state: field.state({
       values: ['draft', 'approved', 'archived'],
       default: 'draft',
@@ -26,20 +26,8 @@ export const tracker = defineResource({
     public_form: field.boolean({ default: false, description: 'Whether the public reporting form is switched on.' }),
   },
   relations: {
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'issue_tracker_admins',
-      sourceColumn: 'tracker_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the tracker.',
-    }),
-    teams: m2m('customgroup', {
-      writeName: 'team_ids',
-      table: 'issue_tracker_teams',
-      sourceColumn: 'tracker_id',
-      targetColumn: 'group_id',
-      description: 'Groups whose members see a protected tracker.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the tracker.' }),
+    teams: m2m('customgroup', { writeName: 'team_ids', targetColumn: 'group_id', description: 'Groups whose members see a protected tracker.' }),
   },
   access: {
     view: {
@@ -61,7 +49,7 @@ export const category = defineResource({
   description: 'A label grouping issues inside one tracker; `Scope:Value` titles are scoped labels.',
   permission: { app: 'issues', model: 'issuecategory' },
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Label text; `Scope:Value` for a scoped label.' }),
+    title: titleField('Label text; `Scope:Value` for a scoped label.'),
     color: field.color({ description: 'UI colour class: a base name, optionally one space and a modifier (`blue lighten-2`).' }),
   },
   relations: {
@@ -80,7 +68,7 @@ export const issue = defineResource({
   permission: { app: 'issues', model: 'issue' },
   fields: {
     title: field.string({ maxLength: 255, required: true, search: true, description: 'Short summary of the issue.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Full description (markdown).' }),
+    description: descriptionField('Full description (markdown).'),
     state: field.state({
       values: ['new', 'pending', 'accepted', 'active', 'effectiveness_check', 'resolved', 'rejected'],
       default: 'new',
@@ -95,7 +83,7 @@ export const issue = defineResource({
       description: 'Workflow state; changed by PATCH, one step at a time; resolved and rejected are final.',
     }),
     deadline: field.date({ lookups: ['gte', 'lte', 'range', 'isnull'], description: 'Date by which the issue should be dealt with.' }),
-    archived: field.boolean({ default: false, description: 'Archived issues are kept but hidden from daily work.' }),
+    archived: archivedField('Archived issues are kept but hidden from daily work.'),
     classification: field.enum({
       values: ['official', 'confidential', 'secret'],
       description: "Derived from the tracker's visibility: normal → official, protected → confidential, confidential → secret.",
@@ -107,26 +95,11 @@ export const issue = defineResource({
     assigned_user: fk('user', { onDelete: 'set null', description: 'User responsible for the issue.' }),
     categories: m2m('issue/category', {
       writeName: 'category_ids',
-      table: 'issue_issue_categories',
-      sourceColumn: 'issue_id',
-      targetColumn: 'category_id',
       sameParent: { local: 'tracker', remote: 'tracker' },
       description: "Categories of the issue; each must belong to the issue's tracker.",
     }),
-    contributors: m2m('user', {
-      writeName: 'contributor_ids',
-      table: 'issue_issue_contributors',
-      sourceColumn: 'issue_id',
-      targetColumn: 'user_id',
-      description: 'Users contributing to the issue.',
-    }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'issue_issue_processes',
-      sourceColumn: 'issue_id',
-      targetColumn: 'process_id',
-      description: 'Processes the issue concerns.',
-    }),
+    contributors: m2m('user', { writeName: 'contributor_ids', description: 'Users contributing to the issue.' }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes the issue concerns.' }),
   },
   access: {
     view: { any: [{ via: 'tracker', action: 'view' }, { userIs: 'created_by' }, { userIs: 'assigned_user' }, { userAmong: 'contributors' }] },

@@ -1,7 +1,5 @@
 /** KPI module (Kennzahlen): key performance indicators, their folders and measurements. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
-
-const RATING = ['green', 'orange', 'red'] as const;
+import { archivedField, defineResource, descriptionField, field, fk, m2m, titleField, trafficLightField, visibilityField } from '../engine/declare/index.js';
 
 export const folder = defineResource({
   module: 'kpi',
@@ -10,29 +8,13 @@ export const folder = defineResource({
   title: 'KPI folder',
   description: 'A folder grouping KPIs, with its own admins and team. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the folder contains (markdown).' }),
-    visibility: field.enum({
-      values: ['normal', 'protected'],
-      default: 'normal',
-      description: 'normal: every user with the view permission; protected: its admins, its creator and its team members only.',
-    }),
+    title: titleField('Name of the folder.'),
+    description: descriptionField('What the folder contains (markdown).'),
+    visibility: visibilityField('normal: every user with the view permission; protected: its admins, its creator and its team members only.'),
   },
   relations: {
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'kpi_folder_admins',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users with full access to the folder and its KPIs.',
-    }),
-    team_members: m2m('user', {
-      writeName: 'team_member_ids',
-      table: 'kpi_folder_team_members',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users who may read the folder and its KPIs.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users with full access to the folder and its KPIs.' }),
+    team_members: m2m('user', { writeName: 'team_member_ids', description: 'Users who may read the folder and its KPIs.' }),
   },
   access: {
     view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'team_members' }] },
@@ -49,8 +31,8 @@ export const kpi = defineResource({
     'A key performance indicator with a unit, a target value and the direction in which it improves. Visible to who sees its folder ' +
     "(to all without one); in a protected folder changed only by the folder's admins and creator and the KPI's owner and creator.",
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the KPI.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the KPI measures and how (markdown).' }),
+    title: titleField('Name of the KPI.'),
+    description: descriptionField('What the KPI measures and how (markdown).'),
     unit: field.string({ maxLength: 50, allowBlank: true, description: 'Unit of the values, e.g. `%`, `CHF`, `days`.' }),
     target_value: field.decimal({ digits: 18, decimals: 4, description: 'Value the KPI should reach.' }),
     direction: field.enum({
@@ -58,11 +40,11 @@ export const kpi = defineResource({
       default: 'higher_is_better',
       description: 'Whether values above (higher_is_better) or below (lower_is_better) the target are good.',
     }),
-    rating: field.enum({ values: RATING, description: 'Current traffic-light rating: green, orange or red.' }),
+    rating: trafficLightField('Current traffic-light rating: green, orange or red.'),
     rating_comment: field.text({ allowBlank: true, description: 'Why the KPI has its current rating.' }),
     next_measurement: field.date({ description: 'Date the next measurement is due.' }),
     show_chart: field.boolean({ default: true, description: 'Whether the measurements are shown as a chart.' }),
-    archived: field.boolean({ default: false, description: 'Archived KPIs keep their measurements but are hidden from daily work.' }),
+    archived: archivedField('Archived KPIs keep their measurements but are hidden from daily work.'),
   },
   relations: {
     // protect: a folder carries the KPIs' access settings, so it is emptied before it goes
@@ -70,13 +52,7 @@ export const kpi = defineResource({
     owner: fk('user', { onDelete: 'set null', description: 'User responsible for the KPI and its measurements.' }),
     responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: 'Function (Funktion) responsible for the KPI.' }),
     periodicity: fk('process/periodizitaet', { onDelete: 'set null', description: 'How often the KPI is measured (Periodizität).' }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'kpi_kpi_processes',
-      sourceColumn: 'kpi_id',
-      targetColumn: 'process_id',
-      description: 'Processes the KPI measures.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes the KPI measures.' }),
   },
   access: {
     view: { any: [{ unset: 'folder' }, { via: 'folder', action: 'view' }] },
@@ -102,12 +78,12 @@ export const measurement = defineResource({
     date: field.date({ required: true, description: 'Date the value was measured.' }),
     value: field.decimal({ digits: 18, decimals: 4, required: true, description: 'Measured value, in the unit of the KPI.' }),
     target_value: field.decimal({ digits: 18, decimals: 4, description: "Target for this measurement when it differs from the KPI's target." }),
-    rating: field.enum({ values: RATING, description: 'Traffic-light rating of the value: green, orange or red.' }),
+    rating: trafficLightField('Traffic-light rating of the value: green, orange or red.'),
     trend: field.enum({
       values: ['trending_up', 'trending_flat', 'trending_down'],
       description: 'Trend since the previous measurement: trending_up, trending_flat or trending_down.',
     }),
-    description: field.text({ allowBlank: true, search: true, description: 'Comment on the measurement (markdown).' }),
+    description: descriptionField('Comment on the measurement (markdown).'),
   },
   relations: {
     kpi: fk('kpi/kpi', { required: true, onDelete: 'cascade', description: 'KPI the value belongs to; deleting the KPI deletes its measurements.' }),

@@ -1,5 +1,5 @@
 /** Measuringtool module ("Prüfmittel"): test and measuring equipment and its calibration schedule. */
-import { defineResource, field, fk } from '../engine/declare/index.js';
+import { archivedField, defineResource, descriptionField, field, fk, titleField } from '../engine/declare/index.js';
 
 export const measuringtool = defineResource({
   module: 'measuringtool',
@@ -8,8 +8,8 @@ export const measuringtool = defineResource({
   title: 'Measuring tool (Prüfmittel)',
   description: 'A piece of test or measuring equipment that must be calibrated at regular intervals.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the tool.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Description and use of the tool (markdown).' }),
+    title: titleField('Name of the tool.'),
+    description: descriptionField('Description and use of the tool (markdown).'),
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Internal inventory number.' }),
     serial_number: field.string({ maxLength: 100, allowBlank: true, filter: true, search: true, description: "Manufacturer's serial number." }),
     manufacturer: field.string({ maxLength: 255, allowBlank: true, search: true, description: 'Maker of the tool.' }),
@@ -17,7 +17,7 @@ export const measuringtool = defineResource({
     calibration_interval: field.integer({ minimum: 1, maximum: 240, description: 'Months between two calibrations.' }),
     last_calibration: field.date({ description: 'Day of the last calibration.' }),
     next_calibration: field.date({ description: 'Day the next calibration is due; not before the last one.' }),
-    archived: field.boolean({ default: false, description: 'Archived (retired) tools are kept but hidden from daily work.' }),
+    archived: archivedField('Archived (retired) tools are kept but hidden from daily work.'),
   },
   relations: {
     responsible: fk('user', { onDelete: 'set null', description: 'User responsible for the tool and its calibration.' }),

@@ -1,12 +1,19 @@
 /** OKR module (Kompass): objective systems, their periods, objectives, key results and progress updates. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { defineResource, descriptionField, field, fk, m2m, positionField, titleField, trafficLightField, visibilityField } from '../engine/declare/index.js';
 
-const GOAL_STATES = ['draft', 'released', 'in_progress', 'completed', 'cancelled'] as const;
-const GOAL_TRANSITIONS = {
-  draft: ['released', 'cancelled'],
-  released: ['in_progress', 'draft', 'cancelled'],
-  in_progress: ['completed', 'cancelled'],
-} as const;
+// The lifecycle objectives and key results share.
+const goalState = () =>
+  field.state({
+    values: ['draft', 'released', 'in_progress', 'completed', 'cancelled'],
+    default: 'draft',
+    initial: ['draft', 'released'],
+    transitions: {
+      draft: ['released', 'cancelled'],
+      released: ['in_progress', 'draft', 'cancelled'],
+      in_progress: ['completed', 'cancelled'],
+    },
+    description: 'draft → released → in_progress → completed; cancelled from any open state. completed and cancelled are final.',
+  });
 
 export const system = defineResource({
   module: 'okr',
@@ -17,7 +24,7 @@ export const system = defineResource({
     'A system of objectives (OKR or management review) with its vision, mission and strategy. ' +
     'Changing or deleting it needs being one of its owners or its creator.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the system.' }),
+    title: titleField('Name of the system.'),
     type: field.enum({
       values: ['okr', 'management_review'],
       default: 'okr',
@@ -27,20 +34,10 @@ export const system = defineResource({
     mission: field.text({ allowBlank: true, search: true, description: 'Mission statement (markdown).' }),
     strategy: field.text({ allowBlank: true, search: true, description: 'Strategy (markdown).' }),
     north_star: field.text({ allowBlank: true, search: true, description: 'North-star metric or goal (markdown).' }),
-    visibility: field.enum({
-      values: ['normal', 'protected'],
-      default: 'normal',
-      description: 'normal: every user with the view permission; protected: its owners and its creator only, with its periods, objectives, results and updates.',
-    }),
+    visibility: visibilityField('normal: every user with the view permission; protected: its owners and its creator only, with its periods, objectives, results and updates.'),
   },
   relations: {
-    owners: m2m('user', {
-      writeName: 'owner_ids',
-      table: 'okr_system_owners',
-      sourceColumn: 'system_id',
-      targetColumn: 'user_id',
-      description: 'Users responsible for the system.',
-    }),
+    owners: m2m('user', { writeName: 'owner_ids', description: 'Users responsible for the system.' }),
   },
   access: {
     view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'owners' }, { userIs: 'created_by' }] },
@@ -55,8 +52,8 @@ export const period = defineResource({
   title: 'Period (Periode)',
   description: 'A time span of a system in which objectives are pursued; visible to who sees the system.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the period, e.g. `2027 Q1`.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Focus of the period (markdown).' }),
+    title: titleField('Name of the period, e.g. `2027 Q1`.'),
+    description: descriptionField('Focus of the period (markdown).'),
     start: field.date({ required: true, description: 'First day of the period.' }),
     end: field.date({ required: true, description: 'Last day of the period; not before `start`.' }),
     state: field.state({
@@ -81,40 +78,16 @@ export const objective = defineResource({
   title: 'Objective (Ziel)',
   description: 'A qualitative goal of a period, measured by its key results; visible to who sees the period.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'The objective in one sentence.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Why the objective matters (markdown).' }),
-    state: field.state({
-      values: GOAL_STATES,
-      default: 'draft',
-      initial: ['draft', 'released'],
-      transitions: GOAL_TRANSITIONS,
-      description: 'draft → released → in_progress → completed; cancelled from any open state. completed and cancelled are final.',
-    }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position of the objective within its period, ascending.' }),
+    title: titleField('The objective in one sentence.'),
+    description: descriptionField('Why the objective matters (markdown).'),
+    state: goalState(),
+    order: positionField('Position of the objective within its period, ascending.'),
   },
   relations: {
     period: fk('okr/period', { required: true, onDelete: 'cascade', description: 'Period the objective belongs to; deleting the period deletes its objectives.' }),
-    responsible_users: m2m('user', {
-      writeName: 'responsible_user_ids',
-      table: 'okr_objective_responsible_users',
-      sourceColumn: 'objective_id',
-      targetColumn: 'user_id',
-      description: 'Users responsible for the objective.',
-    }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'okr_objective_processes',
-      sourceColumn: 'objective_id',
-      targetColumn: 'process_id',
-      description: 'Processes involved in reaching the objective.',
-    }),
-    kpis: m2m('kpi/kpi', {
-      writeName: 'kpi_ids',
-      table: 'okr_objective_kpis',
-      sourceColumn: 'objective_id',
-      targetColumn: 'kpi_id',
-      description: 'KPIs related to the objective.',
-    }),
+    responsible_users: m2m('user', { writeName: 'responsible_user_ids', description: 'Users responsible for the objective.' }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes involved in reaching the objective.' }),
+    kpis: m2m('kpi/kpi', { writeName: 'kpi_ids', description: 'KPIs related to the objective.' }),
   },
   access: { view: { via: 'period', action: 'view' } },
 });
@@ -126,8 +99,8 @@ export const result = defineResource({
   title: 'Key result (Schlüsselergebnis)',
   description: 'A measurable result that shows progress towards an objective; visible to who sees the objective.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'The key result in one sentence.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'How the result is measured (markdown).' }),
+    title: titleField('The key result in one sentence.'),
+    description: descriptionField('How the result is measured (markdown).'),
     unit: field.string({ maxLength: 50, allowBlank: true, description: 'Unit of the values, e.g. `%`, `customers`.' }),
     start_value: field.decimal({ digits: 18, decimals: 4, description: 'Value at the start of the period.' }),
     target_value: field.decimal({ digits: 18, decimals: 4, description: 'Value to be reached.' }),
@@ -135,23 +108,11 @@ export const result = defineResource({
     progress: field.integer({ minimum: 0, maximum: 100, default: 0, description: 'Percent achieved, entered or taken from the latest update.' }),
     estimated_budget: field.decimal({ digits: 14, decimals: 2, description: 'Estimated cost in CHF.' }),
     estimated_effort: field.decimal({ digits: 10, decimals: 2, description: 'Estimated effort in person-days.' }),
-    state: field.state({
-      values: GOAL_STATES,
-      default: 'draft',
-      initial: ['draft', 'released'],
-      transitions: GOAL_TRANSITIONS,
-      description: 'draft → released → in_progress → completed; cancelled from any open state. completed and cancelled are final.',
-    }),
+    state: goalState(),
   },
   relations: {
     objective: fk('okr/objective', { required: true, onDelete: 'cascade', description: 'Objective the result belongs to; deleting the objective deletes its results.' }),
-    responsible_users: m2m('user', {
-      writeName: 'responsible_user_ids',
-      table: 'okr_result_responsible_users',
-      sourceColumn: 'result_id',
-      targetColumn: 'user_id',
-      description: 'Users responsible for the result.',
-    }),
+    responsible_users: m2m('user', { writeName: 'responsible_user_ids', description: 'Users responsible for the result.' }),
   },
   access: { view: { via: 'objective', action: 'view' } },
 });
@@ -166,7 +127,7 @@ export const update = defineResource({
     date: field.date({ required: true, description: 'Date of the report.' }),
     value: field.decimal({ digits: 18, decimals: 4, description: "Value reached at the date, in the result's unit." }),
     progress: field.integer({ minimum: 0, maximum: 100, required: true, description: 'Percent of the key result achieved at the date.' }),
-    rating: field.enum({ values: ['green', 'orange', 'red'], description: 'Traffic-light rating: green, orange or red.' }),
+    rating: trafficLightField('Traffic-light rating: green, orange or red.'),
     trend: field.enum({ values: ['positive', 'stable', 'negative'], description: 'Trend since the last update: positive, stable or negative.' }),
     comment: field.text({ allowBlank: true, search: true, description: 'Comment on the progress (markdown).' }),
   },

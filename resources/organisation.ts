@@ -1,5 +1,5 @@
 /** Organisation module: employees, the units and functions they work in, their employment terms and skills. */
-import { defineResource, field, fk, m2m, type AccessRule } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineResource, descriptionField, field, fk, m2m, titleField, type AccessRule } from '../engine/declare/index.js';
 
 export const mitarbeitende = defineResource({
   module: 'organisation',
@@ -20,7 +20,7 @@ export const mitarbeitende = defineResource({
     }),
     entry_date: field.date({ description: 'First day of employment.' }),
     exit_date: field.date({ description: 'Last day of employment.' }),
-    archived: field.boolean({ default: false, description: 'Archived employees are kept but hidden from daily work.' }),
+    archived: archivedField('Archived employees are kept but hidden from daily work.'),
   },
   relations: {
     user: fk('user', { onDelete: 'set null', description: 'User account the employee signs in with.' }),
@@ -38,9 +38,9 @@ export const orgunit = defineResource({
   title: 'Organisational unit (Organisationseinheit)',
   description: 'A department, team or other unit of the organisation chart, organised as a tree.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the unit.' }),
+    title: titleField('Name of the unit.'),
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Unit number or short code.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Purpose and tasks of the unit (markdown).' }),
+    description: descriptionField('Purpose and tasks of the unit (markdown).'),
     state: field.state({
       values: ['draft', 'active', 'archived'],
       default: 'draft',
@@ -59,18 +59,9 @@ export const orgunit = defineResource({
     // set null: sub-units survive as top-level units; units are normally archived, not deleted
     parent: fk('organisation/orgunit', { onDelete: 'set null', tree: true, description: 'Parent unit; null for a top-level unit.' }),
     head: fk('organisation/mitarbeitende', { onDelete: 'set null', description: 'Employee who leads the unit (Leitung).' }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'organisation_orgunit_admins',
-      sourceColumn: 'orgunit_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the unit and its members.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the unit and its members.' }),
     hr_admins: m2m('user', {
       writeName: 'hr_admin_ids',
-      table: 'organisation_orgunit_hr_admins',
-      sourceColumn: 'orgunit_id',
-      targetColumn: 'user_id',
       description: "HR administrators of the unit, who look after its members' employment data (a role: what they may read and change follows their permissions).",
     }),
   },
@@ -84,11 +75,11 @@ export const funktionen = defineResource({
   description: 'A role such as quality manager that employees hold; used as responsible, reviewing or approving role across modules.',
   fields: {
     abbreviation: field.string({ maxLength: 20, allowBlank: true, search: true, description: 'Short form, e.g. `QMB`.' }),
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the function.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Tasks of the function (markdown).' }),
+    title: titleField('Name of the function.'),
+    description: descriptionField('Tasks of the function (markdown).'),
     competences: field.text({ allowBlank: true, description: 'Competences (Kompetenzen) the function holds (markdown).' }),
     responsibility: field.text({ allowBlank: true, description: 'Responsibility (Verantwortung) the function carries (markdown).' }),
-    archived: field.boolean({ default: false, description: 'Archived functions are kept but no longer offered for selection.' }),
+    archived: archivedField('Archived functions are kept but no longer offered for selection.'),
   },
 });
 
@@ -102,7 +93,7 @@ export const membership = defineResource({
     start: field.date({ description: 'First day of the membership.' }),
     end: field.date({ description: 'Last day of the membership; null = open-ended. Ended memberships stay as history.' }),
     degree: field.integer({ minimum: 0, maximum: 100, description: 'Share of the employment degree spent in this unit, in percent.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Notes on the membership.' }),
+    description: descriptionField('Notes on the membership.'),
     show_in_orgchart: field.boolean({ default: true, description: 'Whether the membership appears in the org chart.' }),
   },
   relations: {
@@ -157,11 +148,11 @@ export const skillCategory = defineResource({
   table: 'organisation_skill_category',
   title: 'Skill category (Skill-Kategorie)',
   description: 'A group of related skills.',
-  fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the category.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the category covers (markdown).' }),
-    archived: field.boolean({ default: false, description: 'Archived categories are kept but no longer offered for selection.' }),
-  },
+  fields: catalogueFields({
+    title: 'Name of the category.',
+    description: 'What the category covers (markdown).',
+    archived: 'Archived categories are kept but no longer offered for selection.',
+  }),
 });
 
 export const skill = defineResource({
@@ -170,19 +161,13 @@ export const skill = defineResource({
   table: 'organisation_skill',
   title: 'Skill',
   description: 'A skill or qualification employees can hold.',
-  fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the skill.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the skill means (markdown).' }),
-    archived: field.boolean({ default: false, description: 'Archived skills are kept but no longer offered for selection.' }),
-  },
+  fields: catalogueFields({
+    title: 'Name of the skill.',
+    description: 'What the skill means (markdown).',
+    archived: 'Archived skills are kept but no longer offered for selection.',
+  }),
   relations: {
-    categories: m2m('organisation/skill-category', {
-      writeName: 'category_ids',
-      table: 'organisation_skill_categories',
-      sourceColumn: 'skill_id',
-      targetColumn: 'skill_category_id',
-      description: 'Categories the skill belongs to.',
-    }),
+    categories: m2m('organisation/skill-category', { writeName: 'category_ids', description: 'Categories the skill belongs to.' }),
   },
 });
 

@@ -1,5 +1,5 @@
 /** Process module (Prozesse): documented processes and their building blocks. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const periodizitaet = defineResource({
   module: 'process',
@@ -8,8 +8,8 @@ export const periodizitaet = defineResource({
   title: 'Periodicity (Periodizität)',
   description: 'A recurrence interval (monthly, quarterly, yearly, on demand, …) shared by processes, steps and KPIs.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the periodicity, e.g. `quarterly`.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Explanation of the periodicity (markdown).' }),
+    title: titleField('Name of the periodicity, e.g. `quarterly`.'),
+    description: descriptionField('Explanation of the periodicity (markdown).'),
     interval_months: field.integer({
       minimum: 1,
       maximum: 120,
@@ -25,8 +25,8 @@ export const label = defineResource({
   title: 'Label',
   description: 'A shared label used by processes, process steps and form templates; `Scope:Value` titles are scoped labels.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Label text; `Scope:Value` for a scoped label.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the label means (markdown).' }),
+    title: titleField('Label text; `Scope:Value` for a scoped label.'),
+    description: descriptionField('What the label means (markdown).'),
     color: field.color({ description: 'UI colour class: a base name, optionally one space and a modifier (`blue lighten-2`).' }),
   },
 });
@@ -37,11 +37,11 @@ export const hilfsmittelart = defineResource({
   table: 'process_hilfsmittelart',
   title: 'Tool type (Hilfsmittelart)',
   description: 'A kind of tool or aid, e.g. software, machine, template.',
-  fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the tool type.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What belongs to this type (markdown).' }),
-    archived: field.boolean({ default: false, description: 'Archived types are kept but no longer offered for new tools.' }),
-  },
+  fields: catalogueFields({
+    title: 'Name of the tool type.',
+    description: 'What belongs to this type (markdown).',
+    archived: 'Archived types are kept but no longer offered for new tools.',
+  }),
 });
 
 export const hilfsmittel = defineResource({
@@ -52,20 +52,14 @@ export const hilfsmittel = defineResource({
   description: 'A tool or aid (software, machine, form, …) used in processes and process steps.',
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Inventory or reference number of the tool.' }),
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the tool.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the tool is and how it is used (markdown).' }),
+    title: titleField('Name of the tool.'),
+    description: descriptionField('What the tool is and how it is used (markdown).'),
     location: field.string({ maxLength: 255, allowBlank: true, search: true, description: 'Where the tool is kept or installed.' }),
     url: field.url({ maxLength: 500, description: 'Link to the tool or its documentation.' }),
   },
   relations: {
     type: fk('process/hilfsmittelart', { onDelete: 'set null', description: 'Kind of tool (Hilfsmittelart).' }),
-    responsible_users: m2m('user', {
-      writeName: 'responsible_user_ids',
-      table: 'process_hilfsmittel_responsible_users',
-      sourceColumn: 'hilfsmittel_id',
-      targetColumn: 'user_id',
-      description: 'Users responsible for the tool.',
-    }),
+    responsible_users: m2m('user', { writeName: 'responsible_user_ids', description: 'Users responsible for the tool.' }),
   },
 });
 
@@ -77,8 +71,8 @@ export const process = defineResource({
   description: 'A documented business process, organised as a tree.',
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Process number, e.g. `2.1`.' }),
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the process.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the process achieves (markdown).' }),
+    title: titleField('Name of the process.'),
+    description: descriptionField('What the process achieves (markdown).'),
     state: field.state({
       values: ['draft', 'review', 'reviewed', 'approved', 'expired', 'archived'],
       default: 'draft',
@@ -95,27 +89,15 @@ export const process = defineResource({
     }),
     valid_from: field.date({ description: 'First day the process applies.' }),
     valid_to: field.date({ description: 'Last day the process applies.' }),
-    archived: field.boolean({ default: false, description: 'Archived processes are kept but hidden from daily work.' }),
+    archived: archivedField('Archived processes are kept but hidden from daily work.'),
   },
   relations: {
     parent: fk('process/process', { onDelete: 'cascade', tree: true, description: 'Parent process; deleting a process deletes its sub-processes.' }),
     owner: fk('user', { onDelete: 'set null', description: 'User who owns the process.' }),
     deputy_owner: fk('user', { onDelete: 'set null', description: 'User who stands in for the owner.' }),
     periodicity: fk('process/periodizitaet', { onDelete: 'set null', description: 'How often the process is reviewed (Periodizität).' }),
-    labels: m2m('process/label', {
-      writeName: 'label_ids',
-      table: 'process_process_labels',
-      sourceColumn: 'process_id',
-      targetColumn: 'label_id',
-      description: 'Shared labels of the process.',
-    }),
-    tools: m2m('process/hilfsmittel', {
-      writeName: 'tool_ids',
-      table: 'process_process_tools',
-      sourceColumn: 'process_id',
-      targetColumn: 'hilfsmittel_id',
-      description: 'Tools (Hilfsmittel) used in the process.',
-    }),
+    labels: m2m('process/label', { writeName: 'label_ids', description: 'Shared labels of the process.' }),
+    tools: m2m('process/hilfsmittel', { writeName: 'tool_ids', description: 'Tools (Hilfsmittel) used in the process.' }),
   },
   rules: [{ kind: 'order', earlier: 'valid_from', later: 'valid_to' }],
 });
@@ -128,10 +110,10 @@ export const processsteps = defineResource({
   description: 'One step of a process, in the order given by `order`.',
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Step number, e.g. `2.1.3`.' }),
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the step.' }),
+    title: titleField('Name of the step.'),
     text: field.text({ allowBlank: true, search: true, description: 'What is done in the step (markdown).' }),
     result: field.text({ allowBlank: true, search: true, description: 'What the step produces (markdown).' }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position of the step within its process, ascending.' }),
+    order: positionField('Position of the step within its process, ascending.'),
     bpmn_element_id: field.string({ maxLength: 255, allowBlank: true, description: 'Id of the matching element in the process BPMN diagram.' }),
   },
   relations: {
@@ -139,20 +121,8 @@ export const processsteps = defineResource({
     responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: 'Function (Funktion) responsible for the step (R in RACI).' }),
     responsible_user: fk('user', { onDelete: 'set null', description: 'User responsible for carrying out the step.' }),
     periodicity: fk('process/periodizitaet', { onDelete: 'set null', description: 'How often the step is carried out (Periodizität).' }),
-    tools: m2m('process/hilfsmittel', {
-      writeName: 'tool_ids',
-      table: 'process_processsteps_tools',
-      sourceColumn: 'processstep_id',
-      targetColumn: 'hilfsmittel_id',
-      description: 'Tools (Hilfsmittel) used in the step.',
-    }),
-    labels: m2m('process/label', {
-      writeName: 'label_ids',
-      table: 'process_processsteps_labels',
-      sourceColumn: 'processstep_id',
-      targetColumn: 'label_id',
-      description: 'Shared labels of the step.',
-    }),
+    tools: m2m('process/hilfsmittel', { writeName: 'tool_ids', sourceColumn: 'processstep_id', description: 'Tools (Hilfsmittel) used in the step.' }),
+    labels: m2m('process/label', { writeName: 'label_ids', sourceColumn: 'processstep_id', description: 'Shared labels of the step.' }),
   },
 });
 

@@ -1,10 +1,7 @@
 /** Projects module: projects with their phases, milestones and tasks (time-budget lines). */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { defineResource, descriptionField, field, fk, m2m, titleField, trafficLightField } from '../engine/declare/index.js';
 
-const rating = {
-  values: ['green', 'orange', 'red'],
-  description: 'Traffic-light rating: green (on track), orange (at risk) or red (off track).',
-} as const;
+const RATING_DESCRIPTION = 'Traffic-light rating: green (on track), orange (at risk) or red (off track).';
 
 export const project = defineResource({
   module: 'projects',
@@ -16,8 +13,8 @@ export const project = defineResource({
     'Changing or deleting it needs being its lead, one of its admins or its creator.',
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Free project number (no automatic numbering).' }),
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the project.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Goal and scope of the project (markdown).' }),
+    title: titleField('Name of the project.'),
+    description: descriptionField('Goal and scope of the project (markdown).'),
     state: field.state({
       values: ['planned', 'verification', 'approved', 'active', 'finished', 'postponed', 'cancelled'],
       default: 'planned',
@@ -39,7 +36,7 @@ export const project = defineResource({
       description:
         'normal: every user with the view permission; confidential: only its lead, its admins, its team members and its creator see it and its phases, milestones and tasks.',
     }),
-    rating: field.enum(rating),
+    rating: trafficLightField(RATING_DESCRIPTION),
     start: field.date({ description: 'Planned start date.' }),
     end: field.date({ description: 'Planned end date; not before the start.' }),
     deadline: field.date({ description: 'Date by which the project must be done.' }),
@@ -51,27 +48,9 @@ export const project = defineResource({
     parent: fk('projects/project', { onDelete: 'set null', tree: true, description: 'Parent project; null for a top-level project.' }),
     lead: fk('organisation/mitarbeitende', { onDelete: 'set null', description: 'Employee who leads the project (Federführung).' }),
     lead_orgunit: fk('organisation/orgunit', { onDelete: 'set null', description: 'Organisational unit in charge of the project.' }),
-    orgunits: m2m('organisation/orgunit', {
-      writeName: 'orgunit_ids',
-      table: 'projects_project_orgunits',
-      sourceColumn: 'project_id',
-      targetColumn: 'orgunit_id',
-      description: 'Organisational units involved in the project.',
-    }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'projects_project_admins',
-      sourceColumn: 'project_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the project.',
-    }),
-    team_members: m2m('organisation/mitarbeitende', {
-      writeName: 'team_member_ids',
-      table: 'projects_project_team_members',
-      sourceColumn: 'project_id',
-      targetColumn: 'employee_id',
-      description: 'Employees on the project team.',
-    }),
+    orgunits: m2m('organisation/orgunit', { writeName: 'orgunit_ids', description: 'Organisational units involved in the project.' }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the project.' }),
+    team_members: m2m('organisation/mitarbeitende', { writeName: 'team_member_ids', targetColumn: 'employee_id', description: 'Employees on the project team.' }),
   },
   access: {
     view: {
@@ -95,8 +74,8 @@ export const phase = defineResource({
   title: 'Phase (Projektphase)',
   description: 'A period of a project, shown as a bar in the Gantt chart; visible to who sees the project.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the phase.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What happens in the phase (markdown).' }),
+    title: titleField('Name of the phase.'),
+    description: descriptionField('What happens in the phase (markdown).'),
     notes: field.text({ allowBlank: true, description: 'Internal notes on the phase (markdown).' }),
     start: field.date({ required: true, description: 'First day of the phase.' }),
     end: field.date({ required: true, description: 'Last day of the phase; not before the start.' }),
@@ -117,11 +96,11 @@ export const milestone = defineResource({
   title: 'Milestone (Meilenstein)',
   description: 'A point in time of a project that marks an important result; visible to who sees the project.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the milestone.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the milestone stands for (markdown).' }),
+    title: titleField('Name of the milestone.'),
+    description: descriptionField('What the milestone stands for (markdown).'),
     date: field.date({ required: true, description: 'Date of the milestone.' }),
     reached: field.boolean({ default: false, description: 'Whether the milestone has been reached (mark it rather than delete it).' }),
-    rating: field.enum(rating),
+    rating: trafficLightField(RATING_DESCRIPTION),
   },
   relations: {
     // cascade: milestones are parts of their project
@@ -138,8 +117,8 @@ export const task = defineResource({
   title: 'Task (Kostenstelle)',
   description: 'A work package of a project with its own time budget; time is booked against tasks. Visible as `visible_to_all` says.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the task.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the task covers (markdown).' }),
+    title: titleField('Name of the task.'),
+    description: descriptionField('What the task covers (markdown).'),
     state: field.state({
       values: ['draft', 'active', 'accounted', 'closed'],
       default: 'draft',

@@ -1,5 +1,5 @@
 /** Resources module: bookable resources (rooms, vehicles, equipment) and their allocations. */
-import { defineResource, field, fk } from '../engine/declare/index.js';
+import { archivedField, defineResource, descriptionField, field, fk, titleField } from '../engine/declare/index.js';
 
 export const resources = defineResource({
   module: 'resources',
@@ -8,8 +8,8 @@ export const resources = defineResource({
   title: 'Resource',
   description: 'A bookable resource: a room, a vehicle or a piece of equipment.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the resource.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Description and equipment of the resource (markdown).' }),
+    title: titleField('Name of the resource.'),
+    description: descriptionField('Description and equipment of the resource (markdown).'),
     kind: field.enum({
       values: ['room', 'vehicle', 'equipment'],
       required: true,
@@ -17,7 +17,7 @@ export const resources = defineResource({
     }),
     capacity: field.integer({ minimum: 0, description: 'How many people (seats) or units the resource holds.' }),
     location: field.string({ maxLength: 255, allowBlank: true, search: true, description: 'Where the resource is.' }),
-    archived: field.boolean({ default: false, description: 'Archived resources can no longer be booked but are kept.' }),
+    archived: archivedField('Archived resources can no longer be booked but are kept.'),
   },
   relations: {
     responsible: fk('user', { onDelete: 'set null', description: 'User responsible for the resource.' }),
@@ -31,8 +31,8 @@ export const allocations = defineResource({
   title: 'Allocation (booking)',
   description: 'A booking of a resource for a period; bookings of one resource must not overlap.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Purpose of the booking.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Details of the booking (markdown).' }),
+    title: titleField('Purpose of the booking.'),
+    description: descriptionField('Details of the booking (markdown).'),
     start: field.datetime({ required: true, description: 'When the booking starts.' }),
     end: field.datetime({ required: true, description: 'When the booking ends (exclusive); not before the start.' }),
   },

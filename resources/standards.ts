@@ -1,5 +1,5 @@
 /** Standards module: norms (e.g. ISO 9001), their categories and their chapters with compliance ratings. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const category = defineResource({
   module: 'standards',
@@ -8,9 +8,9 @@ export const category = defineResource({
   title: 'Category (standard category)',
   description: 'A category grouping standards, e.g. quality, environment, information security.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the category.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the category covers (markdown).' }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position among categories (ascending).' }),
+    title: titleField('Name of the category.'),
+    description: descriptionField('What the category covers (markdown).'),
+    order: positionField('Position among categories (ascending).'),
   },
 });
 
@@ -22,20 +22,14 @@ export const standard = defineResource({
   description: 'A norm or regulation the organisation complies with, structured in chapters.',
   fields: {
     abbreviation: field.string({ maxLength: 50, allowBlank: true, filter: true, search: true, description: 'Short name, e.g. `ISO 9001`.' }),
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Full name of the standard.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Scope and purpose of the standard (markdown).' }),
+    title: titleField('Full name of the standard.'),
+    description: descriptionField('Scope and purpose of the standard (markdown).'),
     valid_from: field.date({ description: 'First day the standard applies.' }),
     valid_to: field.date({ description: 'Last day the standard applies.' }),
-    archived: field.boolean({ default: false, description: 'Archived standards (e.g. superseded editions) are kept but hidden.' }),
+    archived: archivedField('Archived standards (e.g. superseded editions) are kept but hidden.'),
   },
   relations: {
-    categories: m2m('standards/category', {
-      writeName: 'category_ids',
-      table: 'standards_standard_categories',
-      sourceColumn: 'standard_id',
-      targetColumn: 'category_id',
-      description: 'Categories the standard belongs to.',
-    }),
+    categories: m2m('standards/category', { writeName: 'category_ids', description: 'Categories the standard belongs to.' }),
   },
   rules: [{ kind: 'order', earlier: 'valid_from', later: 'valid_to' }],
 });
@@ -48,24 +42,18 @@ export const chapter = defineResource({
   description: 'A chapter or requirement of a standard, nested as a tree, with its degree of compliance.',
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Chapter number, e.g. `7.1.5`.' }),
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Heading of the chapter.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'The requirement the chapter states (markdown).' }),
+    title: titleField('Heading of the chapter.'),
+    description: descriptionField('The requirement the chapter states (markdown).'),
     required_evidence: field.text({ allowBlank: true, description: 'Evidence needed to show the requirement is met.' }),
     fulfilment_required: field.boolean({ default: true, description: 'Whether the requirement applies; only these count towards overall compliance.' }),
     compliance: field.integer({ minimum: 0, maximum: 100, default: 0, description: 'Degree of compliance in percent, 0–100.' }),
     fulfilled_by: field.text({ allowBlank: true, description: 'How the organisation fulfils the requirement.' }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position among its sibling chapters (ascending).' }),
+    order: positionField('Position among its sibling chapters (ascending).'),
   },
   relations: {
     standard: fk('standards/standard', { required: true, onDelete: 'cascade', description: 'Standard the chapter is part of.' }),
     parent: fk('standards/chapter', { onDelete: 'cascade', tree: true, description: 'Parent chapter; deleting a chapter deletes its sub-chapters.' }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'standards_chapter_processes',
-      sourceColumn: 'chapter_id',
-      targetColumn: 'process_id',
-      description: 'Processes that implement the requirement.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes that implement the requirement.' }),
   },
 });
 

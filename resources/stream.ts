@@ -1,5 +1,5 @@
 /** Stream module ("News & Events"): news channels, their posts, events and event participants. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
 
 export const stream = defineResource({
   module: 'stream',
@@ -8,13 +8,9 @@ export const stream = defineResource({
   title: 'Stream (news channel)',
   description: 'A news channel that publishes messages and events to its readers. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the channel.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the channel is about (markdown).' }),
-    visibility: field.enum({
-      values: ['normal', 'protected'],
-      default: 'normal',
-      description: 'normal: every user with the view permission; protected: its admins, its creator, its team members and the members of its targeted groups only.',
-    }),
+    title: titleField('Name of the channel.'),
+    description: descriptionField('What the channel is about (markdown).'),
+    visibility: visibilityField('normal: every user with the view permission; protected: its admins, its creator, its team members and the members of its targeted groups only.'),
     subscription_mode: field.enum({
       values: ['fixed', 'opt_in', 'mandatory_for_targeted'],
       default: 'opt_in',
@@ -22,30 +18,12 @@ export const stream = defineResource({
     }),
     allow_comments: field.boolean({ default: true, description: 'Whether messages may be commented on by default.' }),
     allow_likes: field.boolean({ default: true, description: 'Whether messages may be liked by default.' }),
-    archived: field.boolean({ default: false, description: 'Archived channels are kept but hidden from daily work.' }),
+    archived: archivedField('Archived channels are kept but hidden from daily work.'),
   },
   relations: {
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'stream_stream_admins',
-      sourceColumn: 'stream_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the channel.',
-    }),
-    team_members: m2m('user', {
-      writeName: 'team_member_ids',
-      table: 'stream_stream_team_members',
-      sourceColumn: 'stream_id',
-      targetColumn: 'user_id',
-      description: 'Users who may post in the channel.',
-    }),
-    groups: m2m('customgroup', {
-      writeName: 'group_ids',
-      table: 'stream_stream_groups',
-      sourceColumn: 'stream_id',
-      targetColumn: 'group_id',
-      description: 'Groups the channel targets (its audience).',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the channel.' }),
+    team_members: m2m('user', { writeName: 'team_member_ids', description: 'Users who may post in the channel.' }),
+    groups: m2m('customgroup', { writeName: 'group_ids', targetColumn: 'group_id', description: 'Groups the channel targets (its audience).' }),
   },
   access: {
     view: {
@@ -67,7 +45,7 @@ export const messages = defineResource({
     publish_at: field.datetime({ description: 'When the post becomes visible; a future time schedules it, empty publishes at once.' }),
     allow_comments: field.boolean({ default: true, description: 'Whether readers may comment on the post.' }),
     allow_likes: field.boolean({ default: true, description: 'Whether readers may like the post.' }),
-    archived: field.boolean({ default: false, description: 'Archived posts are kept but hidden from the feed.' }),
+    archived: archivedField('Archived posts are kept but hidden from the feed.'),
   },
   relations: {
     // Posts are part of their channel: removing the channel removes its news.
@@ -83,7 +61,7 @@ export const event = defineResource({
   title: 'Event',
   description: 'An event announced in a channel, with optional registration and attendance tracking. Visible to who sees the channel.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the event.' }),
+    title: titleField('Name of the event.'),
     text: field.text({ allowBlank: true, search: true, description: 'Description of the event (markdown).' }),
     start: field.datetime({ required: true, description: 'When the event starts.' }),
     end: field.datetime({ required: true, description: 'When the event ends; not before the start.' }),
@@ -106,20 +84,8 @@ export const event = defineResource({
   relations: {
     // protect: an event carries registrations and attendance records that would be lost.
     stream: fk('stream/stream', { required: true, onDelete: 'protect', description: 'Channel the event is announced in.' }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'stream_event_admins',
-      sourceColumn: 'event_id',
-      targetColumn: 'user_id',
-      description: 'Users who manage the event and its participants.',
-    }),
-    attendance_checkers: m2m('user', {
-      writeName: 'attendance_checker_ids',
-      table: 'stream_event_attendance_checkers',
-      sourceColumn: 'event_id',
-      targetColumn: 'user_id',
-      description: 'Users who may confirm attendance.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who manage the event and its participants.' }),
+    attendance_checkers: m2m('user', { writeName: 'attendance_checker_ids', description: 'Users who may confirm attendance.' }),
   },
   access: { view: { via: 'stream', action: 'view' } },
   rules: [

@@ -1,5 +1,5 @@
 /** SWOT module ("IKS", internal control system): estimates of strengths, weaknesses, opportunities and threats, measures and their controls. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { defineResource, descriptionField, field, fk, m2m, titleField } from '../engine/declare/index.js';
 
 export const estimate = defineResource({
   module: 'swot',
@@ -14,8 +14,8 @@ export const estimate = defineResource({
       description: 'SWOT kind: strength, weakness, opportunity or threat.',
     }),
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Reference number of the estimate.' }),
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Short name of the estimate.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Description (markdown).' }),
+    title: titleField('Short name of the estimate.'),
+    description: descriptionField('Description (markdown).'),
     cause: field.text({ allowBlank: true, search: true, description: 'Analysis and cause (markdown).' }),
     possible_measures: field.text({ allowBlank: true, description: 'Measures that could be taken (markdown).' }),
     probability: field.integer({ minimum: 1, maximum: 5, required: true, description: 'Probability of occurrence, 1 (rare) to 5 (almost certain).' }),
@@ -39,17 +39,9 @@ export const estimate = defineResource({
   },
   relations: {
     recorded_by: fk('user', { onDelete: 'set null', description: 'User who recorded the estimate.' }),
-    processes: m2m('process/process', {
-      writeName: 'process_ids',
-      table: 'swot_estimate_processes',
-      sourceColumn: 'estimate_id',
-      targetColumn: 'process_id',
-      description: 'Processes the estimate affects.',
-    }),
+    processes: m2m('process/process', { writeName: 'process_ids', description: 'Processes the estimate affects.' }),
     responsible_functions: m2m('organisation/funktionen', {
       writeName: 'responsible_function_ids',
-      table: 'swot_estimate_responsible_functions',
-      sourceColumn: 'estimate_id',
       targetColumn: 'function_id',
       description: 'Functions (Funktionen, roles) responsible for the estimate.',
     }),
@@ -63,8 +55,8 @@ export const measure = defineResource({
   title: 'Measure (Massnahme)',
   description: 'An action taken on an estimate or another object, possibly recurring, checked by controls.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the measure.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What is to be done (markdown).' }),
+    title: titleField('Name of the measure.'),
+    description: descriptionField('What is to be done (markdown).'),
     deadline: field.date({ description: 'Date by which the measure is due; past deadlines are overdue.' }),
     periodicity: field.integer({ minimum: 0, maximum: 365, description: 'How often per year a recurring measure is carried out; empty for one-off measures.' }),
     status: field.state({

@@ -1,5 +1,5 @@
 /** Teams module: spaces with kanban boards (lists, cards, labels) and meetings with agenda items. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { archivedField, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const space = defineResource({
   module: 'teams',
@@ -8,30 +8,18 @@ export const space = defineResource({
   title: 'Space',
   description: 'A team workspace holding boards and meetings; protected spaces are visible to their members and admins only.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the space.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Purpose of the space (markdown).' }),
+    title: titleField('Name of the space.'),
+    description: descriptionField('Purpose of the space (markdown).'),
     visibility: field.enum({
       values: ['public', 'protected'],
       default: 'protected',
       description: 'public: every user with the view permission; protected: members, admins and the creator only.',
     }),
-    archived: field.boolean({ default: false, description: 'Archived spaces are read-only and hidden from daily work.' }),
+    archived: archivedField('Archived spaces are read-only and hidden from daily work.'),
   },
   relations: {
-    members: m2m('user', {
-      writeName: 'member_ids',
-      table: 'teams_space_members',
-      sourceColumn: 'space_id',
-      targetColumn: 'user_id',
-      description: 'Team members of the space.',
-    }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'teams_space_admins',
-      sourceColumn: 'space_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the space.',
-    }),
+    members: m2m('user', { writeName: 'member_ids', description: 'Team members of the space.' }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the space.' }),
   },
   access: {
     view: { any: [{ field: 'visibility', in: ['public'] }, { userAmong: 'members' }, { userAmong: 'admins' }, { userIs: 'created_by' }] },
@@ -47,8 +35,8 @@ export const board = defineResource({
   title: 'Board',
   description: 'A kanban or list board inside a space, made of lists of cards.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the board.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Purpose of the board (markdown).' }),
+    title: titleField('Name of the board.'),
+    description: descriptionField('Purpose of the board (markdown).'),
     display_mode: field.enum({ values: ['kanban', 'list'], default: 'kanban', description: 'How the board is shown: kanban columns or one list.' }),
     status: field.enum({
       values: ['in_progress', 'done', 'template'],
@@ -59,7 +47,7 @@ export const board = defineResource({
       default: true,
       description: 'Kept for imports only: a board has no team of its own and is always visible to who sees its space, whatever this says.',
     }),
-    archived: field.boolean({ default: false, description: 'Archived boards are kept but hidden from daily work.' }),
+    archived: archivedField('Archived boards are kept but hidden from daily work.'),
   },
   relations: {
     space: fk('teams/space', { required: true, onDelete: 'cascade', description: 'Space the board belongs to; deleting the space deletes its boards.' }),
@@ -77,15 +65,15 @@ export const list = defineResource({
   title: 'List',
   description: 'A column of a board; moving a card into it sets the card to the target state.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the list, e.g. `Doing`.' }),
+    title: titleField('Name of the list, e.g. `Doing`.'),
     target_state: field.enum({
       values: ['new', 'selected', 'doing', 'wait', 'done', 'cancelled'],
       default: 'new',
       description: 'State a card takes when moved into this list.',
     }),
     archive_incoming_cards: field.boolean({ default: false, description: 'Whether cards moved into this list are archived.' }),
-    position: field.integer({ minimum: 0, default: 0, description: 'Position of the list on its board, ascending from the left.' }),
-    archived: field.boolean({ default: false, description: 'Archived lists are kept but hidden from the board.' }),
+    position: positionField('Position of the list on its board, ascending from the left.'),
+    archived: archivedField('Archived lists are kept but hidden from the board.'),
   },
   relations: {
     board: fk('teams/board', { required: true, onDelete: 'cascade', description: 'Board the list belongs to; deleting the board deletes its lists.' }),
@@ -101,9 +89,9 @@ export const label = defineResource({
   title: 'Label',
   description: 'A coloured tag for the cards of one board; `Scope:Value` titles are scoped labels.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Label text; `Scope:Value` for a scoped label.' }),
+    title: titleField('Label text; `Scope:Value` for a scoped label.'),
     color: field.color({ description: 'UI colour class: a base name, optionally one space and a modifier (`blue lighten-2`).' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the label means.' }),
+    description: descriptionField('What the label means.'),
   },
   relations: {
     board: fk('teams/board', { required: true, onDelete: 'cascade', description: 'Board the label belongs to.' }),
@@ -118,8 +106,8 @@ export const card = defineResource({
   title: 'Card',
   description: 'A unit of work in a list of a board, moving from new to done.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Short summary of the work.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Details of the work (markdown).' }),
+    title: titleField('Short summary of the work.'),
+    description: descriptionField('Details of the work (markdown).'),
     state: field.state({
       values: ['draft', 'new', 'selected', 'doing', 'wait', 'done', 'cancelled', 'template'],
       default: 'new',
@@ -138,26 +126,14 @@ export const card = defineResource({
     }),
     deadline: field.date({ description: 'Date the card is due.' }),
     external_url: field.url({ maxLength: 500, description: 'Link to an external reference.' }),
-    position: field.integer({ minimum: 0, default: 0, description: 'Position of the card in its list, ascending from the top.' }),
-    archived: field.boolean({ default: false, description: 'Archived cards are kept but hidden from the board.' }),
+    position: positionField('Position of the card in its list, ascending from the top.'),
+    archived: archivedField('Archived cards are kept but hidden from the board.'),
   },
   relations: {
     // cascade: deleting a space must be able to remove everything below it
     list: fk('teams/list', { required: true, onDelete: 'cascade', description: 'List the card is in.' }),
-    assignees: m2m('user', {
-      writeName: 'assignee_ids',
-      table: 'teams_card_assignees',
-      sourceColumn: 'card_id',
-      targetColumn: 'user_id',
-      description: 'Users working on the card.',
-    }),
-    labels: m2m('teams/label', {
-      writeName: 'label_ids',
-      table: 'teams_card_labels',
-      sourceColumn: 'card_id',
-      targetColumn: 'label_id',
-      description: "Labels of the card (labels of the card's board).",
-    }),
+    assignees: m2m('user', { writeName: 'assignee_ids', description: 'Users working on the card.' }),
+    labels: m2m('teams/label', { writeName: 'label_ids', description: "Labels of the card (labels of the card's board)." }),
   },
   ordering: ['position'],
   access: { view: { via: 'list', action: 'view' } },
@@ -170,9 +146,9 @@ export const meeting = defineResource({
   title: 'Meeting (Sitzung)',
   description: 'A meeting of a space with an agenda of items; items are fixed once it is closed.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the meeting.' }),
+    title: titleField('Name of the meeting.'),
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Meeting number, e.g. `2026-07`.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Purpose and notes of the meeting (markdown).' }),
+    description: descriptionField('Purpose and notes of the meeting (markdown).'),
     start: field.datetime({ required: true, description: 'When the meeting starts.' }),
     end: field.datetime({ description: 'When the meeting ends.' }),
     location: field.string({ maxLength: 255, allowBlank: true, search: true, description: 'Room, address or call link.' }),
@@ -187,13 +163,7 @@ export const meeting = defineResource({
   },
   relations: {
     space: fk('teams/space', { required: true, onDelete: 'cascade', description: 'Space the meeting belongs to.' }),
-    participants: m2m('user', {
-      writeName: 'participant_ids',
-      table: 'teams_meeting_participants',
-      sourceColumn: 'meeting_id',
-      targetColumn: 'user_id',
-      description: 'Users taking part in the meeting.',
-    }),
+    participants: m2m('user', { writeName: 'participant_ids', description: 'Users taking part in the meeting.' }),
   },
   access: { view: { via: 'space', action: 'view' } },
   rules: [{ kind: 'order', earlier: 'start', later: 'end' }],
@@ -206,31 +176,19 @@ export const meetingitem = defineResource({
   title: 'Meeting item (Traktandum)',
   description: 'An agenda item of a meeting with its discussion result and decision; items can have sub-items.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Topic of the item.' }),
+    title: titleField('Topic of the item.'),
     number: field.string({ maxLength: 50, allowBlank: true, description: 'Item number, e.g. `2.1`.' }),
     text: field.text({ allowBlank: true, search: true, description: 'What is to be discussed (markdown).' }),
     result: field.text({ allowBlank: true, search: true, description: 'Outcome of the discussion (markdown).' }),
     decision: field.text({ allowBlank: true, search: true, description: 'Decision taken (Beschluss), if any.' }),
-    list_order: field.integer({ minimum: 0, default: 0, description: 'Position on the agenda, ascending.' }),
+    list_order: positionField('Position on the agenda, ascending.'),
   },
   relations: {
     meeting: fk('teams/meeting', { required: true, onDelete: 'cascade', description: 'Meeting the item is on.' }),
     parent: fk('teams/meetingitem', { onDelete: 'cascade', tree: true, description: 'Parent item; deleting an item deletes its sub-items.' }),
     owner: fk('user', { onDelete: 'set null', description: 'User responsible for the item.' }),
-    contributors: m2m('user', {
-      writeName: 'contributor_ids',
-      table: 'teams_meetingitem_contributors',
-      sourceColumn: 'meetingitem_id',
-      targetColumn: 'user_id',
-      description: 'Users contributing to the item.',
-    }),
-    cards: m2m('teams/card', {
-      writeName: 'card_ids',
-      table: 'teams_meetingitem_cards',
-      sourceColumn: 'meetingitem_id',
-      targetColumn: 'card_id',
-      description: 'Cards the item discusses or creates.',
-    }),
+    contributors: m2m('user', { writeName: 'contributor_ids', description: 'Users contributing to the item.' }),
+    cards: m2m('teams/card', { writeName: 'card_ids', description: 'Cards the item discusses or creates.' }),
   },
   ordering: ['list_order'],
   access: { view: { via: 'meeting', action: 'view' } },

@@ -1,5 +1,5 @@
 /** Timetracker module: recorded work times, absences and the monthly closing of each employee. */
-import { defineResource, field, fk } from '../engine/declare/index.js';
+import { defineResource, descriptionField, field, fk } from '../engine/declare/index.js';
 
 export const worktime = defineResource({
   module: 'timetracker',
@@ -13,7 +13,7 @@ export const worktime = defineResource({
     end_time: field.time({ description: 'Time of day the work ended; entries crossing midnight are split.' }),
     break_minutes: field.integer({ minimum: 0, maximum: 1440, default: 0, description: 'Break taken within start and end, in minutes.' }),
     hours: field.decimal({ digits: 5, decimals: 2, minimum: 0, maximum: 24, description: 'Worked hours, when recorded as a duration instead of start and end.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What was done.' }),
+    description: descriptionField('What was done.'),
   },
   relations: {
     // time records are payroll evidence: an employee with records is archived, not deleted
@@ -45,7 +45,7 @@ export const absence = defineResource({
       default: 'full_day',
       description: 'Part of each day in the range the absence covers; half days count 0.5.',
     }),
-    description: field.text({ allowBlank: true, search: true, description: 'Reason or remarks.' }),
+    description: descriptionField('Reason or remarks.'),
     state: field.state({
       values: ['planned', 'in_review', 'approved', 'rejected', 'cancelled'],
       default: 'planned',

@@ -1,5 +1,5 @@
 /** Tutorial module ("Wissen", knowledge): folders of courses, their lessons and sections, and learners' progress. */
-import { defineResource, field, fk, m2m } from '../engine/declare/index.js';
+import { defineResource, descriptionField, field, fk, m2m, positionField, titleField, visibilityField } from '../engine/declare/index.js';
 
 // Approval workflow shared by folders, courses and lessons (catalogue: draft, in review, approved, expired, archived).
 const approvalState = () =>
@@ -17,8 +17,6 @@ const approvalState = () =>
     description: 'Approval workflow: draft, review (in review), approved, expired, archived.',
   });
 
-const visibility = (description: string) => field.enum({ values: ['normal', 'protected'], default: 'normal', description });
-
 export const folder = defineResource({
   module: 'tutorial',
   name: 'folder',
@@ -26,27 +24,15 @@ export const folder = defineResource({
   title: 'Folder (tutorial folder)',
   description: 'A container grouping courses, with its own admins, team and visibility. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the folder.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the folder contains (markdown).' }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position among folders (ascending).' }),
+    title: titleField('Name of the folder.'),
+    description: descriptionField('What the folder contains (markdown).'),
+    order: positionField('Position among folders (ascending).'),
     state: approvalState(),
-    visibility: visibility('normal: every user with the view permission; protected: its admins, its creator and its team members only.'),
+    visibility: visibilityField('normal: every user with the view permission; protected: its admins, its creator and its team members only.'),
   },
   relations: {
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'tutorial_folder_admins',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the folder.',
-    }),
-    team_members: m2m('user', {
-      writeName: 'team_member_ids',
-      table: 'tutorial_folder_team_members',
-      sourceColumn: 'folder_id',
-      targetColumn: 'user_id',
-      description: 'Users who see a protected folder.',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the folder.' }),
+    team_members: m2m('user', { writeName: 'team_member_ids', description: 'Users who see a protected folder.' }),
   },
   access: {
     view: { any: [{ field: 'visibility', in: ['normal'] }, { userAmong: 'admins' }, { userIs: 'created_by' }, { userAmong: 'team_members' }] },
@@ -63,35 +49,23 @@ export const course = defineResource({
     'A training course (with enrollment and progress) or a manual (read-only articles) made of lessons. Visible only to who sees its folder; ' +
     "changing or deleting it (and its lessons) needs being one of its admins, its creator, or an admin or the creator of its folder.",
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the course.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'What the course teaches (markdown).' }),
+    title: titleField('Name of the course.'),
+    description: descriptionField('What the course teaches (markdown).'),
     mode: field.enum({
       values: ['training', 'manual'],
       required: true,
       description: 'training: enrollment, progress and certificate; manual: articles with comments. Do not switch once lessons exist.',
     }),
     state: approvalState(),
-    visibility: visibility(
+    visibility: visibilityField(
       'normal: every user who sees its folder; protected: its admins, its creator, and the admins, creator and team members of its folder only.',
     ),
   },
   relations: {
     // protect: a course holds lessons and enrollments (training records).
     folder: fk('tutorial/folder', { required: true, onDelete: 'protect', description: 'Folder the course is filed in.' }),
-    admins: m2m('user', {
-      writeName: 'admin_ids',
-      table: 'tutorial_course_admins',
-      sourceColumn: 'course_id',
-      targetColumn: 'user_id',
-      description: 'Users who administer the course.',
-    }),
-    labels: m2m('process/label', {
-      writeName: 'label_ids',
-      table: 'tutorial_course_labels',
-      sourceColumn: 'course_id',
-      targetColumn: 'label_id',
-      description: 'Shared labels (managed under process labels).',
-    }),
+    admins: m2m('user', { writeName: 'admin_ids', description: 'Users who administer the course.' }),
+    labels: m2m('process/label', { writeName: 'label_ids', description: 'Shared labels (managed under process labels).' }),
   },
   access: {
     view: {
@@ -118,22 +92,16 @@ export const lesson = defineResource({
   title: 'Lesson',
   description: 'A lesson of a course; lessons nest under parent lessons. Seen and changed by who may see and change the course.',
   fields: {
-    title: field.string({ maxLength: 255, required: true, filter: true, search: true, description: 'Name of the lesson.' }),
-    description: field.text({ allowBlank: true, search: true, description: 'Summary of the lesson (markdown).' }),
+    title: titleField('Name of the lesson.'),
+    description: descriptionField('Summary of the lesson (markdown).'),
     state: approvalState(),
     bpmn_id: field.string({ maxLength: 100, allowBlank: true, description: 'Id of the BPMN diagram element the lesson explains.' }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position among its sibling lessons (ascending).' }),
+    order: positionField('Position among its sibling lessons (ascending).'),
   },
   relations: {
     course: fk('tutorial/course', { required: true, onDelete: 'cascade', description: 'Course the lesson is part of.' }),
     parent: fk('tutorial/lesson', { onDelete: 'cascade', tree: true, description: 'Parent lesson; deleting a lesson deletes its sub-lessons.' }),
-    labels: m2m('process/label', {
-      writeName: 'label_ids',
-      table: 'tutorial_lesson_labels',
-      sourceColumn: 'lesson_id',
-      targetColumn: 'label_id',
-      description: 'Shared labels (managed under process labels).',
-    }),
+    labels: m2m('process/label', { writeName: 'label_ids', description: 'Shared labels (managed under process labels).' }),
   },
   access: { view: { via: 'course', action: 'view' }, change: { via: 'course', action: 'change' } },
 });
@@ -158,7 +126,7 @@ export const section = defineResource({
       default: 'full',
       description: 'Placement: full width, or media on the left or right of the text.',
     }),
-    order: field.integer({ minimum: 0, default: 0, description: 'Position within the lesson (ascending).' }),
+    order: positionField('Position within the lesson (ascending).'),
   },
   relations: {
     lesson: fk('tutorial/lesson', { required: true, onDelete: 'cascade', description: 'Lesson the section belongs to.' }),

@@ -21,8 +21,6 @@ export const user = defineResource({
   relations: {
     groups: m2m('customgroup', {
       writeName: 'group_ids',
-      table: 'users_groups',
-      sourceColumn: 'user_id',
       targetColumn: 'group_id',
       privileged: true,
       description: 'Groups the user belongs to. Only a caller holding everything a group grants (its permissions and the records it opens, e.g. as a tracker team) may add or remove it.',
@@ -42,11 +40,11 @@ export const customgroup = defineResource({
     permissions: field.permissions({ description: 'Permission names (`app.action_model`) granted to the members.' }),
   },
   relations: {
+    // the other side of a user's `groups`: the same join table, read from the group's column
     users: m2m('user', {
       writeName: 'user_ids',
       table: 'users_groups',
       sourceColumn: 'group_id',
-      targetColumn: 'user_id',
       privileged: true,
       description: 'Members of the group. Only a caller holding everything a user holds (permissions, superuser status, records they see or change) may add or remove that user.',
     }),

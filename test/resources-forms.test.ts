@@ -1,12 +1,10 @@
 /**
- * A filled form's answers against its template's questions (the `answers` record rule): keys are
+ * A filled form's answers against its template's questions (the form's `validate` hook): keys are
  * questions of the form's own template, each value fits its question's type (text, number, a real
  * date, a choice of that very question, a list of them when several are allowed), and required
  * questions are answered unless the form is a draft.
  */
 import { expect } from 'chai';
-import type { RecordRule, ResourceDeclaration } from '../engine/declare/index.js';
-import { Registry, loadDeclarations } from '../engine/registry/registry.js';
 import { created } from './support/fixtures.js';
 import { suite } from './support/hooks.js';
 
@@ -113,29 +111,4 @@ describe('forms: answers follow the template', () => {
     expect(res.body.answers).to.include(`Question ${q.text.id} does not belong to template ${otherTemplate.id}.`);
   });
 
-  describe('the rule is checked when the registry boots', () => {
-    type Answers = Extract<RecordRule, { kind: 'answers' }>;
-    const bootWith = async (change: (rule: Answers) => Answers) => {
-      const declarations = await loadDeclarations();
-      const resources = declarations.resources.map((d): ResourceDeclaration =>
-        d.module === 'forms' && d.name === 'form' ? { ...d, rules: (d.rules ?? []).map((r) => (r.kind === 'answers' ? change(r) : r)) } : d,
-      );
-      return () => new Registry({ resources, batches: declarations.batches });
-    };
-
-    it('boots with the declared rule', async () => {
-      expect(await bootWith((r) => r)).to.not.throw();
-    });
-    it('refuses a question resource without the named key to the parent', async () => {
-      expect(await bootWith((r) => ({ ...r, questions: { ...r.questions, resource: 'forms/choice' } }))).to.throw(
-        'Resource "forms/form": rule "answers": "forms/choice" has no foreign key "template" to "forms/template".',
-      );
-    });
-    it('refuses a question type that is not an enum of answer kinds', async () => {
-      expect(await bootWith((r) => ({ ...r, questions: { ...r.questions, type: 'text' } }))).to.throw('"text" of "forms/question" must be an enum of answer kinds');
-    });
-    it('refuses exempt states the state field does not declare', async () => {
-      expect(await bootWith((r) => ({ ...r, exceptIn: { field: 'state', states: ['sketch'] } }))).to.throw('exceptIn names states that "state" does not declare.');
-    });
-  });
 });

@@ -80,15 +80,14 @@ async function linkChoices(db: Knex, resource: Resource, pools: ReadonlyMap<stri
 
 /**
  * The states the n-th record moves through: up to n % (states + 1) steps, each along the first
- * transition to a state not visited yet. A record with an answers rule keeps to the states that
- * need no answers, as demo records have none.
+ * transition to a state not visited yet, within the field's declared example states.
  */
 function walksOf(resource: Resource, body: Record<string, unknown>, n: number): Record<string, string[]> {
   const walks: Record<string, string[]> = {};
   for (const f of resource.fields) {
     const spec = f.spec;
     if (spec.type !== 'state') continue;
-    const stayIn = resource.rules.flatMap((r) => (r.kind === 'answers' && r.exceptIn?.field === f.name ? [r.exceptIn.states] : []))[0];
+    const stayIn = resource.declaration.exampleStates?.[f.name];
     let state = (body[f.name] as string | undefined) ?? spec.default;
     const visited = new Set([state]);
     const walk: string[] = [];

@@ -2,17 +2,15 @@
  * A batch action of CONTRACT 10 over records of one resource. The body names the records
  * (`<name>_ids`, at most `maxIds`, duplicates counted once); in one transaction every record must
  * be visible (else 400) and changeable (else 403), then each goes through the resource's own write
- * or delete guards, so one refusal leaves every record as it was. Answers `{<resultKey>: count}`.
+ * or delete path (guards and hooks), so one refusal leaves every record as it was. Answers `{<resultKey>: count}`.
  */
-import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
-import { checkPrivileges } from '../access/privileges.js';
 import { FieldErrorCollector } from '../errors.js';
 import type { Batch } from '../registry/resource.js';
 import { INT_MAX } from '../fields/values.js';
 import { expectObject, type Values } from './body.js';
-import { checkReferences, invalidPk, uniqueIds, type Row } from './checks.js';
-import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';
+import { checkReferences, invalidPk, uniqueIds } from './checks.js';
+import { lockVisible, refuseUnchangeable } from './guards.js';
 import type { ResourceService } from './service.js';
 import { compileBodyValidator, createAjv, type BodyValidator } from './validator.js';
 
@@ -49,8 +47,8 @@ export class BatchService {
         await checkReferences({ trx, user, errors, existing: undefined }, resource, values);
         errors.throwIfAny();
         await refuseUnchangeable(trx, resource, user, ids);
-        if (deleting) await this.remove(trx, user, rows, ids);
-        else for (const row of rows) await this.records.write(user, { values, errors: new FieldErrorCollector() }, row, trx);
+        if (deleting) await this.records.remove(trx, user, rows);
+        else for (const row of rows) await this.records.write(user, { values, errors: new FieldErrorCollector() }, row, trx, 'update');
         return { [declaration.resultKey]: rows.length };
       },
       deleting ? `${resource.name} records` : undefined,
@@ -73,13 +71,5 @@ export class BatchService {
     if (op.kind === 'set') values = { ...op.values };
     else if (foreignKey && !errors.has(foreignKey.writeName)) values = { [foreignKey.writeName]: given[foreignKey.writeName] };
     return { ids: errors.has(idsField) ? [] : ids, values, errors };
-  }
-
-  /** Deletes as a single delete would: privileges and `protect` references first. */
-  private async remove(trx: Knex.Transaction, user: Principal, rows: Row[], ids: number[]): Promise<void> {
-    const { resource } = this.batch;
-    for (const row of rows) await checkPrivileges(this.records.privileges(trx, user), resource, {}, row);
-    await refuseIfProtected(trx, resource, ids);
-    await trx(resource.table).whereIn('id', ids).delete();
   }
 }

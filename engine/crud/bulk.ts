@@ -7,19 +7,19 @@
  * The records are held to the declaration as the API holds them: each body passes the API's own
  * validation (shape, permission names), its initial state and state walk the declared lifecycle,
  * and its order rules; the database enforces foreign keys, enums and unique fields; links that
- * must share a parent, periods that must not overlap and answers are checked over the batch.
- * Callers are trusted: no permission, visibility or escalation checks are made.
+ * must share a parent and periods that must not overlap are checked over the batch. The
+ * resource's hooks run per record (their queries then count per record), as creates.
+ * Callers are trusted: no permission, visibility or escalation checks are made, and hooks read
+ * every record.
  */
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
-import { ValidationError, type FieldErrors } from '../errors.js';
+import { FieldErrorCollector, ValidationError, type FieldErrors } from '../errors.js';
 import type { RecordRule } from '../declare/index.js';
-import { answerSources } from '../registry/answers-rule.js';
 import { findField, findForeignKey, type Resource } from '../registry/resource.js';
 import { q } from '../storage/sql.js';
-import { answerErrors, capitalise } from './answers.js';
 import type { Values } from './body.js';
-import { checkOrder, checkStates, rowsOf, type Row } from './checks.js';
+import { capitalise, checkOrder, checkStates, rowsOf, type Row } from './checks.js';
 import type { ResourceService } from './service.js';
 import { linkRows, moveRows, rowValues, type StateMove } from './store.js';
 
@@ -81,6 +81,11 @@ export class BulkWriter {
     if (records.length === 0) return [];
     const checked = records.map((r, i) => this.check(r, i));
     return this.service.transaction(async (trx) => {
+      const hooks = checked.map(({ values }) => this.service.hooks({ trx, operation: 'create', principal: user, values, before: undefined, errors: new FieldErrorCollector(), trusted: true }));
+      await perRecord(hooks, async (h) => {
+        await h.validate();
+        await h.beforeWrite();
+      });
       // ids drawn up front, so links and log rows need no answer from the row insert
       const drawn = await trx.raw(`select nextval(pg_get_serial_sequence(?, 'id'))::int as id from generate_series(1, ?)`, [q(this.resource.table), records.length]);
       const ids = (rowsOf(drawn) as { id: number }[]).map((r) => r.id);
@@ -89,10 +94,8 @@ export class BulkWriter {
       for (const m of this.resource.manyToMany) await insertJson(trx, m.spec.table, checked.flatMap((c, i) => (m.writeName in c.values ? linkRows(m, ids[i]!, c.values) : [])));
       await insertJson(trx, 'state_changes', checked.flatMap((c, i) => moveRows(this.resource, ids[i]!, c.moves, user)));
       await this.checkLinks(trx, ids);
-      for (const rule of this.resource.rules) {
-        if (rule.kind === 'noOverlap') await this.checkNoOverlap(trx, rule, ids);
-        if (rule.kind === 'answers') await this.checkAnswers(trx, rule, checked);
-      }
+      for (const rule of this.resource.rules) if (rule.kind === 'noOverlap') await this.checkNoOverlap(trx, rule, ids);
+      await perRecord(hooks, (h, i) => h.afterWrite(ids[i]!));
       return ids;
     });
   }
@@ -147,32 +150,22 @@ export class BulkWriter {
     );
     if (clash) throw recordError(ids.indexOf(clash.id as number), { [rule.start]: [`This period overlaps ${this.resource.name} ${String(clash.other)} of the same ${rule.scope}.`] });
   }
-
-  /** Answers checked once per distinct parent, answers and completeness, not once per record. */
-  private async checkAnswers(trx: Knex.Transaction, rule: Extract<RecordRule, { kind: 'answers' }>, checked: readonly Checked[]): Promise<void> {
-    const s = answerSources(this.resource, rule);
-    const groups = new Map<string, { index: number; parent: unknown; answers: Record<string, unknown>; complete: boolean }>();
-    for (const [index, c] of checked.entries()) {
-      const parent = c.values[s.parent.writeName];
-      if (parent === null || parent === undefined) continue;
-      const answers = (c.values[rule.field] ?? {}) as Record<string, unknown>;
-      // every state the record passes through must allow the answers it has
-      const states = c.moves.filter((m) => m.field.name === rule.exceptIn?.field).map((m) => m.to);
-      const complete = !rule.exceptIn || states.some((st) => !rule.exceptIn!.states.includes(st));
-      const key = JSON.stringify([parent, answers, complete]);
-      if (!groups.has(key)) groups.set(key, { index, parent, answers, complete });
-    }
-    for (const g of groups.values()) {
-      // a trusted writer sees every question
-      const messages = await answerErrors(trx, s, { answers: g.answers, before: {}, parentId: g.parent, complete: g.complete, visible: null });
-      if (messages.length) throw recordError(g.index, { [rule.field]: messages });
-    }
-  }
 }
 
 /** A refused record: the API's messages, each field prefixed with the record's position in the batch. */
 function recordError(index: number, errors: FieldErrors): ValidationError {
   return new ValidationError(Object.fromEntries(Object.entries(errors).map(([field, messages]) => [`${index}.${field}`, messages])));
+}
+
+/** Runs `step` for each record in turn; a refusal names the record. */
+async function perRecord<T>(records: readonly T[], step: (record: T, index: number) => Promise<void>): Promise<void> {
+  for (const [index, record] of records.entries()) {
+    try {
+      await step(record, index);
+    } catch (err) {
+      throw err instanceof ValidationError ? recordError(index, err.errors) : err;
+    }
+  }
 }
 
 /** Inserts rows from one JSON parameter; rows with the same columns go in one statement, so omitted columns keep their defaults. */

@@ -1,18 +1,16 @@
 /**
  * Checks that need the database, run inside the write's transaction: referenced records exist
  * and are visible, linked records share the declared parent, trees stay acyclic, state moves
- * follow the declared transitions, and record rules (order, no overlap, answers) hold.
+ * follow the declared transitions, and record rules (order, no overlap) hold.
  */
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
 import type { FieldErrorCollector } from '../errors.js';
 import type { RecordRule } from '../declare/index.js';
-import { answerSources } from '../registry/answers-rule.js';
 import { findField, type Field, type ForeignKeyRef, type ManyToManyRef, type Resource } from '../registry/resource.js';
 import { q } from '../storage/sql.js';
 import { typeOf } from '../fields/index.js';
-import { answerErrors, capitalise } from './answers.js';
 import type { Values } from './body.js';
 
 export type Row = Record<string, unknown>;
@@ -26,6 +24,8 @@ export interface CheckContext {
 }
 
 type RuleOf<K extends RecordRule['kind']> = Extract<RecordRule, { kind: K }>;
+
+export const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 export const invalidPk = (id: unknown) => `Invalid pk "${String(id)}" - object does not exist.`;
 
@@ -156,30 +156,10 @@ async function checkNoOverlap(c: CheckContext, resource: Resource, rule: RuleOf<
   if (clash) c.errors.add(rule.start, `This period overlaps ${resource.name} ${clash.id} of the same ${rule.scope}.`);
 }
 
-/** Checked when a record is created, or its answers, parent or state change. */
-async function checkAnswers(c: CheckContext, resource: Resource, rule: RuleOf<'answers'>, values: Values): Promise<void> {
-  const s = answerSources(resource, rule);
-  const parent = nextValue(c, values, s.parent.writeName, s.parent.name);
-  const touched = !c.existing || [rule.field, s.parent.writeName, rule.exceptIn?.field].some((n) => n !== undefined && n in values);
-  if (!touched || parent == null || c.errors.has(rule.field) || c.errors.has(s.parent.writeName)) return;
-  let complete = true;
-  if (rule.exceptIn) {
-    const spec = findField(resource, rule.exceptIn.field)?.spec;
-    // on create without a state, the record starts in the field's default
-    const state = nextValue(c, values, rule.exceptIn.field, rule.exceptIn.field) ?? (spec?.type === 'state' ? spec.default : undefined);
-    complete = !rule.exceptIn.states.includes(state as string);
-  }
-  const answers = (nextValue(c, values, rule.field, rule.field) ?? {}) as Record<string, unknown>;
-  const before = (c.existing?.[rule.field] ?? {}) as Record<string, unknown>;
-  const visible = accessPredicate(s.questions, 'view', c.user, 't');
-  for (const message of await answerErrors(c.trx, s, { answers, before, parentId: parent, complete, visible })) c.errors.add(rule.field, message);
-}
-
 export async function checkRules(c: CheckContext, resource: Resource, values: Values): Promise<void> {
   for (const rule of resource.rules) {
     if (rule.kind === 'order') checkOrder(c, resource, rule, values);
-    else if (rule.kind === 'noOverlap') await checkNoOverlap(c, resource, rule, values);
-    else await checkAnswers(c, resource, rule, values);
+    else await checkNoOverlap(c, resource, rule, values);
   }
 }
 

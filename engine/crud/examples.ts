@@ -21,22 +21,17 @@ export function documentedValue(name: string, spec: FieldSpec): unknown {
 }
 
 /**
- * An example body for `resource` (without foreign keys): every writable field set, and the
- * fields of record rules given values that satisfy them (ordered pairs, periods that never
- * overlap another example's, no answers).
+ * An example body for `resource` (without foreign keys): every writable field set, state fields
+ * in the first of their declared example states, and the fields of record rules given values
+ * that satisfy them (ordered pairs, periods that never overlap another example's).
  */
 export function exampleBody(resource: Resource, n = 1): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const f of resource.fields) if (f.writable) body[f.name] = exampleValue(f.name, f.spec, n);
+  for (const [name, states] of Object.entries(resource.declaration.exampleStates ?? {})) if (states) body[name] = states[0];
   // periods that must not overlap last: they also satisfy any order rule on the same fields
   const rules = [...resource.rules].sort((x, y) => Number(x.kind === 'noOverlap') - Number(y.kind === 'noOverlap'));
   for (const rule of rules) {
-    if (rule.kind === 'answers') {
-      // no answers yet, in a state that needs none, fit whatever questions the parent has
-      body[rule.field] = {};
-      if (rule.exceptIn) body[rule.exceptIn.field] = rule.exceptIn.states[0];
-      continue;
-    }
     const [a, b] = rule.kind === 'order' ? [rule.earlier, rule.later] : [rule.start, rule.end];
     const type = resource.fields.find((f) => f.name === a)?.spec.type;
     if (rule.kind === 'noOverlap' && (type === 'date' || type === 'datetime')) {

@@ -11,6 +11,7 @@ import { checkPrivileges, type PrivilegeCheck } from '../access/privileges.js';
 import { endSessions } from '../auth/sessions.js';
 import { checkGrants } from '../access/grants.js';
 import { FieldErrorCollector, notFound, type FieldErrors } from '../errors.js';
+import type { WriteOperation } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
@@ -20,9 +21,10 @@ import { frag, type Fragment } from '../storage/sql.js';
 import { normaliseBody, type Validated } from './body.js';
 import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
+import { WriteHooks, type Write } from './hooks.js';
 import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';
 import { orderableColumns, planList, searchColumns } from './list-plan.js';
-import { deleteRecord, insertRecord, updateRecord, type Db } from './store.js';
+import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
 import { StatementWrites } from './write-statement.js';
 
@@ -47,8 +49,8 @@ export class ResourceService {
     readonly resource: Resource,
     private readonly db: Knex,
     ajv: Ajv,
-    /** Permission names to check permission-list fields against; all resources for escalation checks. */
-    private readonly registry: Pick<Registry, 'permissionNames' | 'resources'>,
+    /** Permission names to check permission-list fields against; all resources for escalation checks and hooks' reads. */
+    private readonly registry: Pick<Registry, 'permissionNames' | 'resources' | 'get'>,
   ) {
     this.filters = filtersOf(resource);
     this.orderable = orderableColumns(resource);
@@ -61,6 +63,11 @@ export class ResourceService {
   /** What the escalation checks need for `user` inside `trx`. */
   privileges(trx: Knex.Transaction, user: Principal, errors = new FieldErrorCollector()): PrivilegeCheck {
     return { trx, all: this.registry.resources, user, errors };
+  }
+
+  /** The declared hooks of one write of this resource. */
+  hooks(write: Write): WriteHooks {
+    return new WriteHooks(this.resource, (key) => this.registry.get(key), write);
   }
 
   get hasStates(): boolean {
@@ -131,18 +138,36 @@ export class ResourceService {
     { values, errors }: Validated,
     existing: Row | undefined,
     trx: Knex.Transaction,
+    operation: Exclude<WriteOperation, 'delete'>,
   ): Promise<number> {
     const c: CheckContext = { trx, user, errors, existing };
+    const hooks = this.hooks({ trx, operation, principal: user, values, before: existing, errors });
     await checkPrivileges(this.privileges(trx, user, errors), this.resource, values, existing);
     await checkReferences(c, this.resource, values);
     const moves = checkStates(c, this.resource, values);
     await checkRules(c, this.resource, values);
-    c.errors.throwIfAny();
+    await hooks.validate();
+    await hooks.beforeWrite();
     const id = existing ? (existing.id as number) : await insertRecord(trx, this.resource, values, user, moves);
     if (existing) await updateRecord(trx, this.resource, id, values, user, moves);
     await checkGrants(trx, this.registry.resources, user, this.resource, id, values, !existing);
     if (existing && this.credentials.some((name) => name in values)) await endSessions(trx, id, user.sessionId);
+    await hooks.afterWrite(id);
     return id;
+  }
+
+  /** Deletes `rows` (locked, visible and changeable) after their privileges, `protect` references and hooks allow it; batch deletes call it too. */
+  async remove(trx: Knex.Transaction, user: Principal, rows: readonly Row[]): Promise<void> {
+    const ids = rows.map((r) => r.id as number);
+    for (const row of rows) await checkPrivileges(this.privileges(trx, user), this.resource, {}, row);
+    await refuseIfProtected(trx, this.resource, ids);
+    const hooks = rows.map((before) => this.hooks({ trx, operation: 'delete', principal: user, values: {}, before, errors: new FieldErrorCollector() }));
+    for (const h of hooks) {
+      await h.validate();
+      await h.beforeWrite();
+    }
+    await trx(this.resource.table).whereIn('id', ids).delete();
+    for (const [i, h] of hooks.entries()) await h.afterWrite(ids[i]!);
   }
 
   /** Runs `work` in one transaction, database failures mapped to API errors (`deleting` names what a delete removes). */
@@ -159,7 +184,7 @@ export class ResourceService {
     const input = this.validate(body, 'create');
     const written = await this.statements.create(user, input);
     if (written !== undefined) return written;
-    return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx)))!);
+    return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!);
   }
 
   /** As create: the statement first, then the checks, which answer 404 and 403 before any body error, as always. */
@@ -170,7 +195,7 @@ export class ResourceService {
     if (written !== undefined) return written;
     return this.transaction(async (trx) => {
       const existing = await this.lockForChange(trx, user, id);
-      return (await this.fetchJson(trx, await this.write(user, input ?? this.validate(body, mode), existing, trx)))!;
+      return (await this.fetchJson(trx, await this.write(user, input ?? this.validate(body, mode), existing, trx, partial ? 'update' : 'replace')))!;
     });
   }
 
@@ -185,11 +210,7 @@ export class ResourceService {
 
   async destroy(user: Principal, id: number): Promise<void> {
     const label = `${this.resource.name} ${id}`;
-    await this.transaction(async (trx) => {
-      await checkPrivileges(this.privileges(trx, user), this.resource, {}, await this.lockForChange(trx, user, id));
-      await refuseIfProtected(trx, this.resource, [id]);
-      await deleteRecord(trx, this.resource, id);
-    }, label);
+    await this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id)]), label);
   }
 
   /** The recorded state moves of a visible record, oldest first. */

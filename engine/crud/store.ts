@@ -113,7 +113,3 @@ export async function updateRecord(trx: Knex.Transaction, resource: Resource, id
   await syncLinks(trx, resource, id, values, false);
   await logMoves(trx, resource, id, moves, user);
 }
-
-export async function deleteRecord(trx: Knex.Transaction, resource: Resource, id: number): Promise<void> {
-  await modelOf(resource).query(trx).deleteById(id);
-}

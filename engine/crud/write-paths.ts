@@ -5,7 +5,7 @@
  * `order` rules are compared in the process: before a create, and for an update between the
  * statement and its COMMIT (they need the stored values). What the statement cannot check keeps a
  * resource, or a non-superuser's writes of it, on the check path:
- * - rules that read the database (`noOverlap`, `answers`);
+ * - hooks (declare/hooks.ts), which the check path runs, and rules that read the database (`noOverlap`);
  * - escalation checks (privileges.ts) and the check of access a record carries (grants.ts), both
  *   skipped for superusers, whose writes may take the statement;
  * - an update that sets a password (it ends the user's other sessions).
@@ -26,6 +26,7 @@ export interface WritePath {
 
 export function writePathOf(resource: Resource, all: readonly Resource[]): WritePath {
   const off = resource.rules.filter((r) => r.kind !== 'order').map((r) => `${r.kind} rule`);
+  if (resource.declaration.hooks) off.push('hooks');
   // the statement's parts would hide such a table from it
   const shadowed = all.flatMap((r) => [r.table, ...r.manyToMany.map((m) => m.spec.table)]).filter((t) => t.startsWith(STATEMENT_PARTS));
   if (shadowed.length) off.push(`tables named ${STATEMENT_PARTS}…: ${shadowed.join(', ')}`);
@@ -36,7 +37,7 @@ export function writePathOf(resource: Resource, all: readonly Resource[]): Write
   ];
   return {
     takes: off.length ? 'checks' : superusersOnly.length ? 'statement for superusers' : 'statement',
-    notes: [...off, ...superusersOnly, ...updates],
+    notes: off.length ? off : [...superusersOnly, ...updates],
   };
 }
 

@@ -4,6 +4,7 @@
  * the registry checks cross-references (targets, rule fields) when the service boots.
  */
 import type { FieldSpec } from './fields.js';
+import type { ResourceHooks } from './hooks.js';
 import type { RelationSpec } from './relations.js';
 
 /**
@@ -54,34 +55,7 @@ export type RecordRule<K extends string = string> =
   /** `later` must not be before `earlier` when both are set (400 under `later`). */
   | { readonly kind: 'order'; readonly earlier: K; readonly later: K }
   /** Records with the same `scope` must not have overlapping [start, end) periods (400 under `start`). */
-  | { readonly kind: 'noOverlap'; readonly scope: K; readonly start: K; readonly end: K }
-  /**
-   * The JSON object `field` holds answers keyed by the ids of the questions of the record's
-   * `parent` (e.g. a filled form's template). Each answer fits its question's type, and required
-   * questions are answered unless the record is in one of the `exceptIn` states (400 under `field`).
-   */
-  | {
-      readonly kind: 'answers';
-      readonly field: K;
-      /** Foreign key of this record to the record the questions belong to. */
-      readonly parent: K;
-      readonly questions: {
-        /** Resource key of the questions. */
-        readonly resource: string;
-        /** Their foreign key to the same parent. */
-        readonly parent: string;
-        /** Their enum field whose values are answer kinds: `text`, `number`, `date`, `choice`. */
-        readonly type: string;
-        /** Their boolean field marking a question that must be answered. */
-        readonly required: string;
-        /** Their boolean field allowing several choices (answered with a list of choice ids). */
-        readonly multiple?: string;
-      };
-      /** Resource key of the choices of `choice` questions and their foreign key to the question. */
-      readonly choices: { readonly resource: string; readonly question: string };
-      /** While this record's state field is in one of these states, required answers may be missing. */
-      readonly exceptIn?: { readonly field: K; readonly states: readonly string[] };
-    };
+  | { readonly kind: 'noOverlap'; readonly scope: K; readonly start: K; readonly end: K };
 
 export interface ResourceDeclaration<
   F extends Record<string, FieldSpec> = Record<string, FieldSpec>,
@@ -109,6 +83,14 @@ export interface ResourceDeclaration<
   readonly ordering?: readonly NoInfer<`${'' | '-'}${keyof F & string}`>[];
   readonly access?: ObjectAccess<NoInfer<(keyof F | keyof R | 'created_by') & string>>;
   readonly rules?: readonly RecordRule<NoInfer<(keyof F | keyof R) & string>>[];
+  /** Rules that are code (declare/hooks.ts), run inside every write's transaction. */
+  readonly hooks?: ResourceHooks<NoInfer<(keyof F | keyof R) & string>>;
+  /**
+   * Per state field, the states example records (the seed's demo records, the registry-driven
+   * tests' bodies) keep to, e.g. drafts when a hook asks more of other states than examples hold.
+   * The first is where they start: an initial state.
+   */
+  readonly exampleStates?: { readonly [N in keyof F]?: readonly string[] };
 }
 
 export function defineResource<

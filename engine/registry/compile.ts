@@ -12,7 +12,6 @@ import {
   findForeignKey,
   PRINCIPALS,
 } from './resource.js';
-import { answerSources } from './answers-rule.js';
 import { checkAccess, checkAccessCycles } from './access-check.js';
 import { canHoldRights } from '../access/privileges.js';
 import { typeOf } from '../fields/index.js';
@@ -145,17 +144,16 @@ function check(resource: Resource): void {
     }
   }
   for (const rule of resource.rules) {
-    if (rule.kind === 'answers') {
-      try {
-        answerSources(resource, rule);
-      } catch (err) {
-        fail((err as Error).message);
-      }
-      continue;
-    }
     const fields = rule.kind === 'order' ? [rule.earlier, rule.later] : [rule.start, rule.end];
     for (const n of fields) if (!findField(resource, n)?.column) fail(`rule "${rule.kind}" names unknown field "${n}".`);
     if (rule.kind === 'noOverlap' && !findForeignKey(resource, rule.scope)) fail(`rule "noOverlap" scope "${rule.scope}" is not a foreign key.`);
+  }
+  for (const [name, states = []] of Object.entries(resource.declaration.exampleStates ?? {})) {
+    const spec = findField(resource, name)?.spec;
+    if (spec?.type !== 'state') fail(`exampleStates names "${name}", which is not a state field.`);
+    else if (!states.length || states.some((s) => !spec.values.includes(s)) || !spec.initial.includes(states[0]!)) {
+      fail(`exampleStates of "${name}" must list declared states, the first an initial one.`);
+    }
   }
   for (const o of resource.ordering) {
     if (!findField(resource, o.replace(/^-/, ''))?.orderable) fail(`ordering names "${o}", which is not an orderable field.`);
