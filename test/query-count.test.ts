@@ -95,7 +95,7 @@ describe('round trips of a write', () => {
 
   describe('every resource whose writes take the statement (registry-driven, as a superuser)', () => {
     for (const resource of registry.resources) {
-      if (writePathOf(resource, registry.resources).takes === 'checks') continue;
+      if (writePathOf(resource, registry.resources) === 'checks') continue;
       // order rules compare the stored values in the process, before the update commits
       const update = resource.rules.some((r) => r.kind === 'order') ? ['BEGIN;', 'the statement', 'COMMIT;'] : ['the statement'];
       it(`${resource.path}: a create with every field and a link of each kind in one statement, a PUT of it and a PATCH of its links in ${update.length}`, async () => {

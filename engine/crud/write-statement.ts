@@ -27,8 +27,9 @@ import { checkOrder, checkStates, closesCycle, rowsOf, uniqueIds, type Row } fro
 import { rowValues } from './store.js';
 import { STATEMENT_PARTS, takesStatement, writePathOf, type WritePath } from './write-paths.js';
 
-/** Names of the statement's parts (no declared table starts so, or the resource takes the check path). */
-const [IN, OLD, V, NEW, REF] = ['in', 'old', 'v', 'new', 'ref'].map((name) => `${STATEMENT_PARTS}${name}`) as [string, string, string, string, string];
+/** The name of a part of the statement (no declared table is named so, or every resource takes the check path). */
+const part = (name: string): string => `${STATEMENT_PARTS}${name}`;
+const [IN, OLD, V, NEW, REF] = [part('in'), part('old'), part('v'), part('new'), part('ref')];
 
 interface Link {
   m: ManyToManyRef;
@@ -132,9 +133,9 @@ function linkWrites(w: Write): Fragment[] {
     const { table, sourceColumn, targetColumn } = l.m.spec;
     const [source, target] = [q(sourceColumn), q(targetColumn)];
     const missing = w.update ? ` where not exists (select 1 from ${q(table)} j where j.${source} = ${NEW}.id and j.${target} = x.id)` : '';
-    const add = frag(`w_add${i} as (insert into ${q(table)} (${source}, ${target}) select ${NEW}.id, x.id from ${NEW}, ${IN}, unnest(${IN}.${l.column}) x(id)${missing})`);
+    const add = frag(`${part(`add${i}`)} as (insert into ${q(table)} (${source}, ${target}) select ${NEW}.id, x.id from ${NEW}, ${IN}, unnest(${IN}.${l.column}) x(id)${missing})`);
     if (!w.update) return [add];
-    return [frag(`w_drop${i} as (delete from ${q(table)} j using ${NEW}, ${IN} where j.${source} = ${NEW}.id and j.${target} <> all(${IN}.${l.column}))`), add];
+    return [frag(`${part(`drop${i}`)} as (delete from ${q(table)} j using ${NEW}, ${IN} where j.${source} = ${NEW}.id and j.${target} <> all(${IN}.${l.column}))`), add];
   });
 }
 
@@ -145,7 +146,7 @@ function stateLog(w: Write): Fragment[] {
     const [to, from] = [`${NEW}.${q(f.column!)}`, `${OLD}.${q(f.column!)}`];
     const moved = w.update ? ` from ${NEW}, ${OLD} where ${to} is distinct from ${from}` : ` from ${NEW}`;
     return frag(
-      `w_log${i} as (insert into state_changes (resource, record_id, field, from_state, to_state, changed_by) select ?::text, ${NEW}.id, ?::text, ${w.update ? from : 'null'}, ${to}, ?::int${moved})`,
+      `${part(`log${i}`)} as (insert into state_changes (resource, record_id, field, from_state, to_state, changed_by) select ?::text, ${NEW}.id, ?::text, ${w.update ? from : 'null'}, ${to}, ?::int${moved})`,
       [w.resource.key, f.name, w.user.id],
     );
   });
