@@ -41,9 +41,10 @@ export class Samples {
     const given = (name: string) => fill.values !== undefined && name in fill.values;
     for (const fk of resource.foreignKeys) {
       if (fk.spec.readOnly || given(fk.writeName) || !(fk.required || fill.complete)) continue;
-      // the parent whose questions a record answers is its own: a shared one gathers other samples' required questions
-      const answered = resource.rules.some((r) => r.kind === 'answers' && r.parent === fk.name);
-      body[fk.writeName] = (await this.parent(fk.target, {}, answered ? undefined : fill.parents, depth)).id;
+      // a resource with hooks may read what hangs off its parents (a form answers its template's questions):
+      // a shared parent would gather other samples' records, so it gets its own
+      const own = resource.declaration.hooks !== undefined;
+      body[fk.writeName] = (await this.parent(fk.target, {}, own ? undefined : fill.parents, depth)).id;
     }
     if (!fill.complete) return body;
     if (!given('remote_key')) body.remote_key = unique(`sample-${n}`);
