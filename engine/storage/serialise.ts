@@ -63,16 +63,21 @@ export function selectList(resource: Resource): string {
  * The records matching `where`, each as the JSON text it is served as, built by PostgreSQL: the
  * process passes the text on without parsing and re-stringifying it. `rest` (ordering, paging) is
  * applied inside, where the row's columns are in scope; the outer select keeps its row order.
+ * `also` adds columns beside `json` (a list's paging edge).
  */
-export function jsonRecords(resource: Resource, where: readonly Fragment[], rest: Fragment = frag('')): Fragment {
+export function jsonRecords(resource: Resource, where: readonly Fragment[], rest: Fragment = frag(''), also?: Fragment): Fragment {
   const cond = joinFragments([...where], 'and');
   return frag(
-    `select row_to_json(r)::text as json from (select ${selectList(resource)} from ${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}) r`,
-    [...cond.bindings, ...rest.bindings],
+    `select row_to_json(r)::text as json${also ? `, ${also.sql}` : ''} from (select ${selectList(resource)} from ${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}) r`,
+    [...(also?.bindings ?? []), ...cond.bindings, ...rest.bindings],
   );
 }
 
-/** The texts of rows read by `jsonRecords`. */
-export async function* jsonTexts(rows: AsyncIterable<{ json: string }>): AsyncGenerator<string> {
-  for await (const row of rows) yield row.json;
+/** The texts of rows read by `jsonRecords`; `first` is shown the first row, with its other columns. */
+export async function* jsonTexts<R extends { json: string }>(rows: AsyncIterable<R>, first?: (row: R) => void): AsyncGenerator<string> {
+  for await (const row of rows) {
+    first?.(row);
+    first = undefined;
+    yield row.json;
+  }
 }
