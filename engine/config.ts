@@ -44,6 +44,8 @@ export interface Config extends DatabaseConfig {
   secureCookies: boolean;
   /** Believe `X-Forwarded-Proto` and `X-Forwarded-For` from the proxy in front (Koa's `proxy`). */
   trustProxy: boolean;
+  /** MAX_LIST_ROWS: the most records one list answer holds; undefined: no cap. */
+  maxListRows?: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -62,6 +64,10 @@ const milliseconds = makeValidator<number>((input) => {
 });
 const poolSize = makeValidator<number>((input) => {
   if (!/^\d{1,4}$/.test(input) || Number(input) < 1) throw new Error('not a size');
+  return Number(input);
+});
+const rowCount = makeValidator<number>((input) => {
+  if (!/^\d{1,9}$/.test(input) || Number(input) < 1) throw new Error('not a count');
   return Number(input);
 });
 const logLevel = makeValidator<string>((input) => {
@@ -83,6 +89,7 @@ const SERVER = {
   LOG_LEVEL: logLevel({ default: 'info', desc: `one of ${LOG_LEVELS.join(', ')}` }),
   SECURE_COOKIES: bool({ default: false, desc: 'true or false' }),
   TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
+  MAX_LIST_ROWS: rowCount({ default: undefined, desc: 'a number of records from 1 to 999999999 (unset: no cap)' }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
@@ -150,6 +157,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,
+    maxListRows: e.MAX_LIST_ROWS,
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(

@@ -63,7 +63,7 @@ export async function startService(config: Config, log: Logger, opts: { quiet?: 
       `\nFirst start: created superuser "admin".\n  password: ${first.password}\n  API token: ${first.token}\nThese are shown once; keep them.\n\n`,
     );
   }
-  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy });
+  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy, maxListRows: config.maxListRows });
   const server = http.createServer(app.koa.callback());
   server.on('clientError', answerClientError);
   // idle connections outlive the clients' and load balancers' (~60 s), so the server never

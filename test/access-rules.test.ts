@@ -44,7 +44,7 @@ describe('declared access rules of every resource (registry-driven)', function (
     const referrer = resource.referencedBy.find((r) => !r.fk.spec.readOnly);
     if (!referrer) return undefined;
     const { writeName } = referrer.fk;
-    const body = { ...(await samples.body(referrer.resource, 0, new Set([writeName]))), [writeName]: id };
+    const body = await samples.body(referrer.resource, { values: { [writeName]: id } });
     const res = await users[who].client.post(referrer.resource.path, body);
     return res.status === 201 ? undefined : (res.body as Record<string, unknown>)[writeName];
   };

@@ -153,16 +153,22 @@ describe('OpenAPI document', () => {
       expect(new Set(doc.tags.map((t) => t.name)).size).to.equal(doc.tags.length);
     });
 
-    it('documents every list filter of every resource as a query parameter with its type and values', () => {
+    it('documents every list filter of every resource as a query parameter with its type and values, and the paging parameters and headers', () => {
       for (const service of suite().service.app.services.values()) {
-        const params = new Map(op(`${service.resource.operationPrefix}_list`).op.parameters!.map((p) => resolve<Parameter>(doc, p)).map((p) => [p.name, p]));
+        const list = op(`${service.resource.operationPrefix}_list`).op;
+        const params = new Map(list.parameters!.map((p) => resolve<Parameter>(doc, p)).map((p) => [p.name, p]));
         for (const f of service.filters) {
           const p = params.get(f.param);
           expect(p, `${service.resource.key} ${f.param}`).to.exist;
           expect(p!.schema, f.param).to.deep.equal(f.schema);
         }
-        for (const name of ['ordering', 'limit', 'offset']) expect(params.has(name), name).to.equal(true);
+        for (const name of ['ordering', 'limit', 'offset', 'cursor', 'count']) expect(params.has(name), name).to.equal(true);
+        expect(params.get('count')!.schema).to.deep.equal({ type: 'boolean' });
         expect(params.has('search')).to.equal(service.search.length > 0);
+        const headers = resolve(doc, list.responses['200']!).headers!;
+        expect(Object.keys(headers), service.resource.key).to.deep.equal(['Link', 'X-Total-Count', 'X-List-Truncated']);
+        // each is sent only when its description says
+        for (const h of Object.values(headers)) expect(resolve(doc, h).required, service.resource.key).to.equal(undefined);
       }
     });
 

@@ -74,9 +74,17 @@ describe('the OpenAPI document is true of the running service', function () {
     const documented = o.op.responses[String(res.status)];
     if (!documented) return [`${label}: status not documented`];
     const response = resolve(doc, documented);
-    const problems = Object.keys(response.headers ?? {})
-      .filter((h) => !res.headers.has(h))
-      .map((h) => `${label}: documented header ${h} missing`);
+    const problems: string[] = [];
+    for (const [name, documentedHeader] of Object.entries(response.headers ?? {})) {
+      const header = resolve(doc, documentedHeader);
+      const value = res.headers.get(name);
+      if (value === null) {
+        if (header.required) problems.push(`${label}: documented header ${name} missing`);
+        continue;
+      }
+      const typed = header.schema.type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value;
+      problems.push(...check.errors(header.schema, typed).map((e) => `${label}: header ${name}: ${e}`));
+    }
     if (!response.content) return res.text === '' ? problems : [...problems, `${label}: a body where none is documented`];
     const type = (res.headers.get('content-type') ?? '').split(';')[0]!;
     const media = response.content[type];
@@ -85,10 +93,26 @@ describe('the OpenAPI document is true of the running service', function () {
     return [...problems, ...check.errors(resolve<Schema>(doc, media.schema), res.body).map((e) => `${label}: ${e}`)];
   }
 
-  /** Every documented query parameter at once, each with a documented-valid value. */
+  /**
+   * Every documented query parameter at once, each with a documented-valid value; but `cursor`,
+   * whose valid values are only those the service hands out in `Link` headers (which `sendList`
+   * follows).
+   */
   function listQuery(o: DocumentedOperation): string {
-    const params = (o.op.parameters ?? []).map((p) => resolve(doc, p)).filter((p) => p.in === 'query');
+    const params = (o.op.parameters ?? []).map((p) => resolve(doc, p)).filter((p) => p.in === 'query' && p.name !== 'cursor');
     return `?${params.map((p) => `${p.name}=${encodeURIComponent(String(sampleValue(doc, p.schema)))}`).join('&')}`;
+  }
+
+  /** A list request checked against the document, and the pages its `Link` header points to. */
+  async function sendList(list: DocumentedOperation, query: string): Promise<string[]> {
+    const res = await send(list, superuser.client, urlOf(list, '', query));
+    const problems = verify(list, res, '200');
+    for (const [, url, rel] of (res.headers.get('link') ?? '').matchAll(/<([^>]*)>; rel="(\w+)"/g)) {
+      const target = new URL(url!);
+      if (target.origin !== new URL(suite().service.url).origin || target.pathname !== list.path) problems.push(`${list.op.operationId}: ${rel} link ${url}`);
+      else problems.push(...verify(list, await send(list, superuser.client, target.pathname + target.search), '200'));
+    }
+    return problems;
   }
 
   /** A collection path and its item paths, in the order a client would use them; returns the problems. */
@@ -98,13 +122,13 @@ describe('the OpenAPI document is true of the running service', function () {
     const find = (path: string, method: string) => ops.find((o) => o.path === path && o.method === method);
     const item = `${collection}/{id}`;
     const list = find(collection, 'get');
-    if (list) problems.push(...verify(list, await send(list, superuser.client, urlOf(list, '', listQuery(list))), '200'));
+    if (list) problems.push(...(await sendList(list, listQuery(list))));
     const create = find(collection, 'post')!;
     const created = await send(create, superuser.client, collection, await samples.body(collection, requestSchemaOf(doc, create.op)!));
     problems.push(...verify(create, created, '201'));
     if (created.status !== 201) return problems;
     const id = created.body.id as number;
-    if (list) problems.push(...verify(list, await send(list, superuser.client, collection), '200'));
+    if (list) problems.push(...verify(list, await send(list, superuser.client, collection), '200'), ...(await sendList(list, '?limit=1')));
     const destroy = find(item, 'delete');
     for (const o of ops.filter((x) => x.path !== collection && x !== destroy)) {
       const schema = requestSchemaOf(doc, o.op);

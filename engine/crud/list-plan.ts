@@ -7,24 +7,28 @@ import type { Resource } from '../registry/resource.js';
 import { col, frag, joinFragments, type Fragment } from '../storage/sql.js';
 import { ROW } from '../storage/serialise.js';
 import { filterConditions, type Filter } from './filters.js';
+import { orderColumn, type OrderColumn, type OrderTerm } from './keyset.js';
+import { PAGING_PARAMETERS, parsePaging, type Paging } from './list-paging.js';
 import { NUL_MESSAGE } from './validator.js';
 
-export interface ListPlan {
+export interface ListPlan extends Paging {
   where: Fragment[];
-  orderBy: string;
-  limit: number | undefined;
-  offset: number | undefined;
+  /** The requested ordering, then id (which breaks ties); each column once, nothing after id. */
+  ordering: OrderTerm[];
 }
 
+const ID = { type: 'integer', description: 'Id.' } as const;
+const MOMENT = { type: 'datetime', description: 'Time.' } as const;
+
 /** Fields a list may be ordered by: id, created, modified, orderable fields and foreign keys. */
-export function orderableColumns(resource: Resource): Map<string, string> {
-  const m = new Map<string, string>([
-    ['id', `${ROW}.id`],
-    ['created', `${ROW}.created`],
-    ['modified', `${ROW}.modified`],
+export function orderableColumns(resource: Resource): Map<string, OrderColumn> {
+  const m = new Map<string, OrderColumn>([
+    ['id', orderColumn(`${ROW}.id`, ID, false)],
+    ['created', orderColumn(`${ROW}.created`, MOMENT, false)],
+    ['modified', orderColumn(`${ROW}.modified`, MOMENT, false)],
   ]);
-  for (const f of resource.fields) if (f.orderable && f.column) m.set(f.name, col(ROW, f.column));
-  for (const fk of resource.foreignKeys) m.set(fk.name, col(ROW, fk.column));
+  for (const f of resource.fields) if (f.orderable && f.column) m.set(f.name, orderColumn(col(ROW, f.column), f.spec, f.nullable));
+  for (const fk of resource.foreignKeys) m.set(fk.name, orderColumn(col(ROW, fk.column), ID, !fk.required));
   return m;
 }
 
@@ -39,30 +43,23 @@ function searchCondition(columns: string[], text: string): Fragment[] {
     .map((word) => joinFragments(columns.map((c) => frag(`strpos(lower(coalesce(${c}, '')), lower(?)) > 0`, [word])), 'or'));
 }
 
-function parseOrdering(spec: string, columns: Map<string, string>, errors: FieldErrors): string[] {
-  const terms: string[] = [];
-  for (const raw of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+/** The terms of `spec`, then id; undefined when a name is not orderable. */
+function parseOrdering(spec: string, columns: Map<string, OrderColumn>, errors: FieldErrors): OrderTerm[] | undefined {
+  const terms: OrderTerm[] = [];
+  for (const raw of [...spec.split(','), 'id'].map((s) => s.trim()).filter(Boolean)) {
     const name = raw.replace(/^-/, '');
-    const expr = columns.get(name);
-    if (!expr) (errors.ordering ??= []).push(`Cannot order by "${name}".`);
-    else terms.push(`${expr} ${raw.startsWith('-') ? 'desc' : 'asc'}`);
+    const column = columns.get(name);
+    if (!column) (errors.ordering ??= []).push(`Cannot order by "${name}".`);
+    // a column named again, or any after the unique id, cannot change the order
+    else if (!errors.ordering && !terms.some((t) => t.name === name || t.name === 'id')) terms.push({ name, column, descending: raw.startsWith('-') });
   }
-  return terms;
-}
-
-function parseCount(name: string, raw: string | undefined, errors: FieldErrors): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(raw)) {
-    errors[name] = ['Enter a number.'];
-    return undefined;
-  }
-  return Number(raw);
+  return errors.ordering ? undefined : terms;
 }
 
 /** The query without parameters the plan reads that hold U+0000, each reported under its name. */
 function withoutNul(query: Record<string, string>, filters: readonly Filter[], errors: FieldErrors): Record<string, string> {
   const out = emptyMap<string>();
-  const read = new Set([...filters.map((f) => f.param), 'search', 'ordering', 'limit', 'offset']);
+  const read = new Set([...filters.map((f) => f.param), 'search', 'ordering', ...PAGING_PARAMETERS]);
   for (const [name, value] of Object.entries(query)) {
     if (read.has(name) && value.includes('\0')) errors[name] = [NUL_MESSAGE];
     else out[name] = value;
@@ -73,7 +70,7 @@ function withoutNul(query: Record<string, string>, filters: readonly Filter[], e
 export function planList(
   resource: Resource,
   filters: readonly Filter[],
-  orderable: Map<string, string>,
+  orderable: Map<string, OrderColumn>,
   search: string[],
   query: Record<string, string>,
 ): ListPlan {
@@ -82,8 +79,7 @@ export function planList(
   const where = filterConditions(filters, query, errors);
   if (query.search !== undefined && search.length > 0) where.push(...searchCondition(search, query.search));
   const ordering = parseOrdering(query.ordering ?? resource.ordering.join(','), orderable, errors);
-  const limit = parseCount('limit', query.limit, errors);
-  const offset = parseCount('offset', query.offset, errors);
+  const paging = parsePaging(query, ordering, errors);
   if (Object.keys(errors).length) throw new ValidationError(errors);
-  return { where, orderBy: [...ordering, `${ROW}.id asc`].join(', '), limit, offset };
+  return { where, ordering: ordering!, ...paging };
 }

@@ -23,6 +23,8 @@ import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, ty
 import { filtersOf, type Filter } from './filters.js';
 import { WriteHooks, type Write } from './hooks.js';
 import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';
+import type { Key, OrderColumn } from './keyset.js';
+import { listQuery, type PageLinks } from './list-page.js';
 import { orderableColumns, planList, searchColumns } from './list-plan.js';
 import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
@@ -31,13 +33,27 @@ import { StatementWrites } from './write-statement.js';
 /** Rows a list cursor fetches per round trip: most lists are one, a long one streams in these steps. */
 const LIST_BATCH = 1000;
 
+export interface ListSettings {
+  /** MAX_LIST_ROWS: the most records one list answer holds (undefined: no cap). */
+  maxRows?: number;
+}
+
+/** A list answer: its records, streamed, and what the paging headers say. */
+export interface ListAnswer {
+  records: AsyncIterable<string>;
+  /** `count=true`: the number of matching records. */
+  total: string | undefined;
+  /** Known once the first record has been read (or the records have ended). */
+  links(): PageLinks;
+}
+
 const throwNotFound = (): never => {
   throw notFound();
 };
 
 export class ResourceService {
   readonly filters: readonly Filter[];
-  readonly orderable: Map<string, string>;
+  readonly orderable: Map<string, OrderColumn>;
   readonly search: string[];
   private readonly validators: ResourceValidators;
   /** Password fields: changing one ends the user's other sessions. */
@@ -51,6 +67,7 @@ export class ResourceService {
     ajv: Ajv,
     /** Permission names to check permission-list fields against; all resources for escalation checks and hooks' reads. */
     private readonly registry: Pick<Registry, 'permissionNames' | 'resources' | 'get'>,
+    private readonly listing: ListSettings = {},
   ) {
     this.filters = filtersOf(resource);
     this.orderable = orderableColumns(resource);
@@ -81,16 +98,17 @@ export class ResourceService {
 
   /**
    * The matching records as JSON texts, read from a cursor as the consumer asks for them, so a list
-   * of any length takes a constant amount of memory. Planning errors throw before any query runs.
+   * of any length takes a constant amount of memory. Planning errors throw before any query runs;
+   * the links are known once the first record has been read.
    */
-  list(user: Principal, query: Record<string, string>): AsyncIterable<string> {
+  async list(user: Principal, query: Record<string, string>): Promise<ListAnswer> {
     const plan = planList(this.resource, this.filters, this.orderable, this.search, query);
-    const paging = frag(
-      `order by ${plan.orderBy}${plan.limit === undefined ? '' : ' limit ?'}${plan.offset === undefined ? '' : ' offset ?'}`,
-      [plan.limit, plan.offset].filter((n) => n !== undefined),
-    );
-    const records = jsonRecords(this.resource, [...this.visible(user), ...plan.where], paging);
-    return jsonTexts(this.db.raw(records.sql, records.bindings as Knex.RawBinding[]).stream({ batchSize: LIST_BATCH, highWaterMark: LIST_BATCH }));
+    const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows);
+    const total = page.count && (rowsOf(await this.db.raw(page.count.sql, page.count.bindings as Knex.RawBinding[]))[0]!.n as string);
+    let edge: Key[] = [];
+    const rows = this.db.raw(page.records.sql, page.records.bindings as Knex.RawBinding[]).stream({ batchSize: LIST_BATCH, highWaterMark: LIST_BATCH });
+    const records = jsonTexts(rows as AsyncIterable<{ json: string; edge?: string }>, (first) => (edge = first.edge ? (JSON.parse(first.edge) as Key[]) : []));
+    return { records, total, links: () => page.links(edge) };
   }
 
   /** The record as its JSON text; 404 when it does not exist or the caller cannot see it. */

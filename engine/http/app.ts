@@ -30,6 +30,8 @@ export interface Services {
   secureCookies?: boolean;
   /** Believe the proxy in front: `X-Forwarded-Proto` (HTTPS) and the last `X-Forwarded-For` entry (client address). */
   trustProxy?: boolean;
+  /** MAX_LIST_ROWS: the most records one list answer holds. */
+  maxListRows?: number;
 }
 
 export interface App {
@@ -37,12 +39,12 @@ export interface App {
   services: Map<string, ResourceService>;
 }
 
-export function createApp({ db, registry, log, secureCookies = false, trustProxy = false }: Services): App {
+export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   const ajv = createAjv();
-  const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry)]));
+  const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows })]));
 
   // paths are lower-case in the schema; `/API/...` must not reach a route (and so never skip authentication)
   const publicRouter = new Router({ sensitive: true });

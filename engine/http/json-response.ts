@@ -17,14 +17,20 @@ export function sendJson(ctx: Context, text: string, status = 200): void {
 
 /**
  * Sends `records` as a JSON array. The first chunk is read before the status is set, so a failing
- * query still gets its error answer; a failure after that can only cut the connection.
+ * query still gets its error answer; a failure after that can only cut the connection. `headers`
+ * are asked for once that chunk is read (a list's links depend on its first record).
  */
-export async function sendJsonArray(ctx: Context, records: AsyncIterable<string>): Promise<void> {
+export async function sendJsonArray(ctx: Context, records: AsyncIterable<string>, headers: () => Record<string, string> = () => ({})): Promise<void> {
   const iterator = records[Symbol.asyncIterator]();
-  const first = await nextChunk(iterator, '[').catch(async (err: unknown) => {
-    await iterator.return?.();
-    throw err;
-  });
+  const first = await nextChunk(iterator, '[')
+    .then((chunk) => {
+      ctx.set(headers());
+      return chunk;
+    })
+    .catch(async (err: unknown) => {
+      await iterator.return?.();
+      throw err;
+    });
   if (first.done) return sendJson(ctx, `${first.text}]`);
   ctx.type = 'application/json';
   ctx.body = Readable.from(rest(iterator, first.text), { objectMode: false });

@@ -11,6 +11,7 @@ import type { Action } from '../registry/resource.js';
 import type { ResourceService } from '../crud/service.js';
 import { readJsonBody } from './json-body.js';
 import { sendJson, sendJsonArray } from './json-response.js';
+import { listHeaders } from './list-headers.js';
 
 type Handler = (ctx: Context, user: Principal) => Promise<void>;
 
@@ -69,7 +70,8 @@ export function mountResource(router: Router, service: ResourceService): void {
     path,
     dispatch(service, {
       GET: async (ctx, user) => {
-        await sendJsonArray(ctx, service.list(user, queryOf(ctx)));
+        const answer = await service.list(user, queryOf(ctx));
+        await sendJsonArray(ctx, answer.records, () => listHeaders(ctx, answer));
       },
       POST: async (ctx, user) => {
         sendJson(ctx, await service.create(user, await readJsonBody(ctx)), 201);

@@ -1,7 +1,7 @@
 /**
  * Query parameters of a list operation: the service's own filters (the list it parses), then
- * `search`, `ordering`, `limit` and `offset` (CONTRACT 9). Each filter's description adds the
- * description of the field or relation it filters on.
+ * `search`, `ordering` (CONTRACT 9) and the paging parameters `limit`, `offset`, `cursor` and
+ * `count`. Each filter's description adds the description of the field or relation it filters on.
  */
 import type { ResourceService } from '../crud/service.js';
 import type { Filter } from '../crud/filters.js';
@@ -50,6 +50,8 @@ export function listParameters(service: ResourceService): (Parameter | Ref)[] {
     },
     ref('parameters', 'Limit'),
     ref('parameters', 'Offset'),
+    ref('parameters', 'Cursor'),
+    ref('parameters', 'Count'),
   );
   return params;
 }

@@ -12,6 +12,8 @@ import { ref, type Operation, type Paths, type RequestBody } from './types.js';
 
 type Details = Omit<Operation, 'operationId' | 'summary' | 'description' | 'tags'>;
 
+const LIST_HEADERS = { Link: ref('headers', 'PageLinks'), 'X-Total-Count': ref('headers', 'TotalCount'), 'X-List-Truncated': ref('headers', 'ListTruncated') };
+
 const body = (schema: string, required: boolean): RequestBody => ({ required, content: json(ref('schemas', schema)) });
 
 export function resourcePaths(service: ResourceService, names: SchemaNames): Paths {
@@ -32,9 +34,9 @@ export function resourcePaths(service: ResourceService, names: SchemaNames): Pat
   const protectors = resource.referencedBy.filter((r) => r.fk.spec.onDelete === 'protect').map((r) => r.resource.title);
   const paths: Paths = {
     [resource.path]: {
-      get: op('view', 'list', 'list', `${resource.description} Answers a plain JSON array of the records visible to the caller, filtered (all conditions must hold) and ordered by the query.`, {
+      get: op('view', 'list', 'list', `${resource.description} Answers a plain JSON array of the records visible to the caller, filtered (all conditions must hold) and ordered by the query; paged by \`limit\` with \`offset\` or \`cursor\`, the neighbouring pages linked in \`Link\`.`, {
         parameters: listParameters(service),
-        responses: responsesOf({ 200: { description: 'The matching records.', content: json({ type: 'array', items: ref('schemas', names.read) }) } }, [
+        responses: responsesOf({ 200: { description: 'The matching records.', headers: LIST_HEADERS, content: json({ type: 'array', items: ref('schemas', names.read) }) } }, [
           'ValidationFailed',
           'NotAuthenticated',
           'PermissionDenied',

@@ -44,11 +44,21 @@ export const schemas: Record<string, Schema> = {
 };
 
 export const headers: Record<string, Header> = {
-  WWWAuthenticate: { description: 'Always `Token`: the scheme to authenticate with.', schema: { type: 'string', enum: ['Token'] } },
-  RetryAfter: { description: 'Seconds until the next attempt is accepted.', schema: { type: 'integer', minimum: 0 } },
-  Location: { description: 'The successor path, keeping the rest of the path and the query.', schema: { type: 'string' } },
-  Deprecation: { description: 'Always `true`: the path will be removed.', schema: { type: 'string', enum: ['true'] } },
-  Link: { description: 'The successor path as `<path>; rel="successor-version"`.', schema: { type: 'string' } },
+  WWWAuthenticate: { description: 'Always `Token`: the scheme to authenticate with.', required: true, schema: { type: 'string', enum: ['Token'] } },
+  RetryAfter: { description: 'Seconds until the next attempt is accepted.', required: true, schema: { type: 'integer', minimum: 0 } },
+  Location: { description: 'The successor path, keeping the rest of the path and the query.', required: true, schema: { type: 'string' } },
+  Deprecation: { description: 'Always `true`: the path will be removed.', required: true, schema: { type: 'string', enum: ['true'] } },
+  Link: { description: 'The successor path as `<path>; rel="successor-version"`.', required: true, schema: { type: 'string' } },
+  PageLinks: {
+    description:
+      'RFC 8288 links to the neighbouring pages, sent when the list has a page size (`limit`, or the server\'s MAX_LIST_ROWS): `rel="next"` when more records follow, always with a `cursor`; `rel="prev"` after an `offset` (as an offset) or a `cursor`. Each is the request\'s URL with every other parameter kept, e.g. `<https://host/api/issue/issue?limit=50&cursor=eyJv…>; rel="next"`.',
+    schema: { type: 'string' },
+  },
+  TotalCount: { description: 'Sent only for `count=true`: how many records match the filters and are visible to the caller, whatever the paging.', schema: { type: 'integer', minimum: 0 } },
+  ListTruncated: {
+    description: "Sent only when the server's MAX_LIST_ROWS setting held back records: a list without `limit` (or with a larger one) ends after MAX_LIST_ROWS records, and `Link` `rel=\"next\"` continues it.",
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
 /** Error responses by name; operations list theirs with `responsesOf()`. */
@@ -102,8 +112,21 @@ export const WRITE_ERRORS: readonly ErrorResponse[] = ['BadRequest', 'NotAuthent
 
 export const parameters: Record<string, Parameter> = {
   Id: { name: 'id', in: 'path', required: true, description: 'Id of the record.', schema: { type: 'integer', minimum: 1, maximum: INT_MAX } },
-  Limit: { name: 'limit', in: 'query', description: 'Return at most this many records.', schema: { type: 'integer', minimum: 0, maximum: 999999999 } },
+  Limit: { name: 'limit', in: 'query', description: "Return at most this many records (never more than the server's MAX_LIST_ROWS, when it sets one); `Link` points to the neighbouring pages.", schema: { type: 'integer', minimum: 0, maximum: 999999999 } },
   Offset: { name: 'offset', in: 'query', description: 'Skip this many records first (for paging, with `limit`).', schema: { type: 'integer', minimum: 0, maximum: 999999999 } },
+  Cursor: {
+    name: 'cursor',
+    in: 'query',
+    description:
+      'Keyset paging: start where the `cursor` of a `Link` header (`rel="next"` or `rel="prev"`) says, stable however many records are added or removed meanwhile. Pass it on unchanged with the `ordering` it was made for; not with `offset`.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
+  },
+  Count: {
+    name: 'count',
+    in: 'query',
+    description: '`true`: also answer the number of matching records in `X-Total-Count` (one more query).',
+    schema: { type: 'boolean' },
+  },
 };
 
 export const securitySchemes: Record<string, Record<string, string>> = {

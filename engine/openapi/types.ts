@@ -27,6 +27,8 @@ export interface Parameter {
 
 export interface Header {
   description: string;
+  /** Sent with every such response; otherwise only when its description says. */
+  required?: boolean;
   schema: Schema;
 }
 

@@ -66,16 +66,25 @@ export function selectList(resource: Resource): string {
  * The records matching `where`, each as the JSON text it is served as, built by PostgreSQL: the
  * process passes the text on without parsing and re-stringifying it. `rest` (ordering, paging) is
  * applied inside, where the row's columns are in scope; the outer select keeps its row order.
+ * `also` adds columns beside `json` (a list's paging edge).
  */
-export function jsonRecords(resource: Resource, where: readonly Fragment[], rest: Fragment = frag('')): Fragment {
+export function jsonRecords(resource: Resource, where: readonly Fragment[], rest: Fragment = frag(''), also?: Fragment): Fragment {
   const cond = joinFragments([...where], 'and');
-  return frag(jsonRows(selectList(resource), `${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}`), [...cond.bindings, ...rest.bindings]);
+  return frag(
+    jsonRows(selectList(resource), `${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}`, also?.sql),
+    [...(also?.bindings ?? []), ...cond.bindings, ...rest.bindings],
+  );
 }
 
-/** `select list` over `from` (rows aliased `ROW`, with whatever follows), each row as its JSON text in the column `json`. */
-export const jsonRows = (list: string, from: string): string => `select row_to_json(r)::text as json from (select ${list} from ${from}) r`;
+/** `list` over `from` (rows aliased `ROW`, with whatever follows), each row as its JSON text in the column `json`, `also` beside it. */
+export const jsonRows = (list: string, from: string, also?: string): string =>
+  `select row_to_json(r)::text as json${also ? `, ${also}` : ''} from (select ${list} from ${from}) r`;
 
-/** The texts of rows read by `jsonRecords`. */
-export async function* jsonTexts(rows: AsyncIterable<{ json: string }>): AsyncGenerator<string> {
-  for await (const row of rows) yield row.json;
+/** The texts of rows read by `jsonRecords`; `first` is shown the first row, with its other columns. */
+export async function* jsonTexts<R extends { json: string }>(rows: AsyncIterable<R>, first?: (row: R) => void): AsyncGenerator<string> {
+  for await (const row of rows) {
+    first?.(row);
+    first = undefined;
+    yield row.json;
+  }
 }

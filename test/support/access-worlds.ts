@@ -35,7 +35,7 @@ export class WorldBuilder {
     if (resource.access.inherit) body[resource.access.inherit.when] = false;
     for (const v of node.vars) await this.set(resource, v, world.get(v.key), body, direct);
     Object.assign(body, given);
-    const res = await this.admin.post(resource.path, { ...(await this.samples.body(resource, 0, new Set(Object.keys(body)))), ...body });
+    const res = await this.admin.post(resource.path, await this.samples.body(resource, { values: body }));
     if (res.status !== 201) throw new Error(`POST ${resource.path}: ${res.status} ${res.text}`);
     if (Object.keys(direct).length) await this.db(resource.table).where({ id: res.body.id }).update(direct);
     for (const link of node.links) if (link.kind === 'referencedBy') await this.build(link.node, world, { [link.fk.writeName]: res.body.id });

@@ -1,0 +1,71 @@
+/**
+ * One list answer as SQL, and the links around it. A page holds `limit` records (MAX_LIST_ROWS
+ * when that is lower or no limit was given), counted from an offset or from a cursor's key. Every
+ * record row also carries the page's edge, computed once in the same statement, so from the same
+ * snapshot: the keys of the page's last row and of the row beyond it. The first row thus tells,
+ * before a byte is sent, whether more rows follow and where the next page starts.
+ */
+import type { Resource } from '../registry/resource.js';
+import { jsonRecords, ROW } from '../storage/serialise.js';
+import { frag, joinFragments, q, type Fragment } from '../storage/sql.js';
+import { beyondKey, complement, isBackward, keyOf, orderBy, reversed, type Comparison, type Key } from './keyset.js';
+import { encodeCursor } from './list-cursor.js';
+import type { ListPlan } from './list-plan.js';
+
+/** The page a link points to: the request with another offset (0: none), or with a cursor instead. */
+export type Position = { offset: number } | { cursor: string };
+
+export interface PageLinks {
+  next?: Position;
+  prev?: Position;
+  /** MAX_LIST_ROWS held back records the request would otherwise have had. */
+  truncated: boolean;
+}
+
+export interface ListQuery {
+  /** Rows `{json, edge?}`: `edge`, when the page has a size, is a JSON array of at most two keys. */
+  records: Fragment;
+  /** The number of records matching the filters and visible to the caller, when asked for. */
+  count: Fragment | undefined;
+  /** The links around the page, from the edge its first row carried (`[]` when it has none). */
+  links(edge: Key[]): PageLinks;
+}
+
+export function listQuery(resource: Resource, visible: readonly Fragment[], plan: ListPlan, maxRows: number | undefined): ListQuery {
+  const { ordering: terms, cursor } = plan;
+  const size = plan.limit === undefined || (maxRows !== undefined && maxRows < plan.limit) ? maxRows : plan.limit;
+  const capped = size !== undefined && size !== plan.limit;
+  const skip = plan.offset ?? 0;
+  const table = `${q(resource.table)} ${ROW}`;
+  const where = [...visible, ...plan.where];
+  const matching = joinFragments(cursor ? [...where, beyondKey(terms, cursor.values, cursor.comparison)] : where, 'and');
+  // a page before a key is the rows nearest to it, found in reverse order and served in list order
+  const backward = cursor !== undefined && isBackward(cursor.comparison);
+  const nearest = orderBy(backward ? reversed(terms) : terms);
+  const order = orderBy(terms);
+
+  const edge = size ? frag(`array_to_json(array(select ${keyOf(terms)} from ${table} where ${matching.sql} order by ${nearest} limit 2 offset ?))::text as edge`, [...matching.bindings, skip + size - 1]) : undefined;
+  const paging = (size === undefined ? '' : ' limit ?') + (skip ? ' offset ?' : '');
+  const bounds = [size, skip || undefined].filter((n) => n !== undefined);
+  const records =
+    backward && size !== undefined
+      ? jsonRecords(resource, [frag(`${ROW}.id in (select ${ROW}.id from ${table} where ${matching.sql} order by ${nearest} limit ?)`, [...matching.bindings, size])], frag(`order by ${order}`), edge)
+      : jsonRecords(resource, [matching], frag(`order by ${order}${paging}`, bounds), edge);
+  const all = joinFragments(where, 'and');
+
+  return {
+    records,
+    count: plan.count ? frag(`select count(*)::text as n from ${table} where ${all.sql}`, all.bindings) : undefined,
+    links(keys) {
+      if (!size) return { truncated: false };
+      const more = keys.length === 2;
+      const at = (comparison: Comparison, key: Key): Position => ({ cursor: encodeCursor(terms, { comparison, key }) });
+      // next pages always continue from a cursor: stable under inserts, and as quick at any depth
+      const onward = more ? at(backward ? '<' : '>', keys[0]!) : undefined;
+      const truncated = capped && more;
+      if (!cursor) return { next: onward, prev: skip > 0 ? { offset: Math.max(0, skip - size) } : undefined, truncated };
+      const back = at(complement(cursor.comparison), cursor.key);
+      return backward ? { next: back, prev: onward, truncated } : { next: onward, prev: back, truncated };
+    },
+  };
+}
