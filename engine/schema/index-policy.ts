@@ -13,6 +13,7 @@
  *   `?search=`: both compile to `col ilike '%…%'`, which no b-tree serves;
  * - the default ordering, as one index over its fields, which every list without `?ordering=` sorts by;
  * - a `noOverlap` rule's scope and period, which every write of such a record searches.
+ * A b-tree index whose columns begin another one's is left out: the longer one serves its lookups.
  */
 import type { Lookup } from '../declare/fields.js';
 import { lookupsOf } from '../crud/filters.js';
@@ -21,6 +22,15 @@ import { findField, findForeignKey, type Resource } from '../registry/resource.j
 import type { Index } from './model.js';
 
 const SELECTIVE: readonly Lookup[] = ['exact', 'in', 'gte', 'lte', 'range'];
+
+/** `a` is `b`'s leading columns (or all of them). */
+const begins = (a: readonly string[], b: readonly string[]): boolean => a.length <= b.length && a.every((c, i) => b[i] === c);
+
+/** B-tree column lists without repeats and without those another list begins with. */
+function withoutPrefixes(lists: string[][]): string[][] {
+  const unique = [...new Map(lists.map((cols) => [cols.join(','), cols])).values()];
+  return unique.filter((cols) => !unique.some((other) => other !== cols && other.length > cols.length && begins(cols, other)));
+}
 
 export function indexesOf(resource: Resource): Index[] {
   const column = (name: string) => findField(resource, name)?.column ?? findForeignKey(resource, name)!.column;
@@ -35,6 +45,5 @@ export function indexesOf(resource: Resource): Index[] {
   }
   if (resource.ordering.length) btree.push(resource.ordering.map((o) => column(o.replace(/^-/, ''))));
   for (const rule of resource.rules) if (rule.kind === 'noOverlap') btree.push([column(rule.scope), column(rule.start), column(rule.end)]);
-  // one index per column list
-  return [...[...new Map(btree.map((cols) => [cols.join(','), cols])).values()].map((columns) => ({ columns })), ...trigram];
+  return [...withoutPrefixes(btree).map((columns) => ({ columns })), ...trigram];
 }
