@@ -2,6 +2,8 @@
  * The database: a pg pool on `DATABASE_URL`, or embedded PGlite persisted under the data directory.
  * Values are serialised to JSON in SQL (see serialise.ts), so both drivers answer alike.
  */
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import type { ClientConfig } from 'pg';
@@ -11,27 +13,46 @@ import { lockDataDir } from './data-dir-lock.js';
 
 type ClientClass = typeof knexFactory.Client;
 
-/** PGlite through Knex, holding the data directory's lock from creation until `destroy`. */
-function lockedPgLite(dir: string): ClientClass {
-  const Base = ClientPgLite as unknown as ClientClass;
-  return class extends Base {
-    private readonly release = lockDataDir(dir);
-    override async destroy(callback?: (error?: unknown) => void): Promise<void> {
-      try {
-        await super.destroy(callback);
-      } finally {
-        this.release();
-      }
-    }
-  } as ClientClass;
-}
-
 /** A server that does not answer fails a connection after this long instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
 // a failed acquire also rejects the query that asked for it, which reports it; knex would add its
 // stack on stdout, among the JSON log lines
 const log = { warn: (message: string) => void (message.startsWith('Acquire connection error') || process.stderr.write(`${message}\n`)) };
+
+/**
+ * Knex on an embedded database with the extensions the migrations create (pg_trgm, for trigram
+ * indexes): PGlite bundles them, but loads only those it is given. In memory without `dataDir`.
+ */
+export function embeddedDatabase(dataDir?: string, client: ClientClass = ClientPgLite as unknown as ClientClass): Knex {
+  const pglite = new PGlite({ dataDir, extensions: { pg_trgm } });
+  return knexFactory({ client, dialect: 'postgres', connection: { pglite }, log } as Knex.Config);
+}
+
+/** PGlite through Knex, releasing the data directory's lock on `destroy`. */
+function releasing(release: () => void): ClientClass {
+  const Base = ClientPgLite as unknown as ClientClass;
+  return class extends Base {
+    override async destroy(callback?: (error?: unknown) => void): Promise<void> {
+      try {
+        await super.destroy(callback);
+      } finally {
+        release();
+      }
+    }
+  } as ClientClass;
+}
+
+/** The embedded database in `dir`, locked before PGlite opens it and until the Knex instance is destroyed. */
+function lockedEmbedded(dir: string): Knex {
+  const release = lockDataDir(dir);
+  try {
+    return embeddedDatabase(`file://${dir}`, releasing(release));
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
 
 export function connect(config: DatabaseConfig): Knex {
   if (config.databaseUrl) {
@@ -53,12 +74,7 @@ export function connect(config: DatabaseConfig): Knex {
       log,
     });
   }
-  return knexFactory({
-    client: lockedPgLite(config.dataDir),
-    dialect: 'postgres',
-    connection: { connectionString: `file://${config.dataDir}` },
-    log,
-  } as Knex.Config);
+  return lockedEmbedded(config.dataDir);
 }
 
 const reason = (err: unknown): string =>
