@@ -14,6 +14,7 @@ import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { Registry, loadDeclarations } from '../engine/registry/registry.js';
 import { readSchema } from '../engine/schema/catalogue.js';
+import { migrationsDirectory } from '../engine/storage/migrate.js';
 import { Client } from './support/client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { Samples } from './support/samples.js';
@@ -22,6 +23,11 @@ import { ScratchProject } from './support/scratch-project.js';
 
 /** The comparison needs no database: the command runs without DATABASE_URL, on a data directory never created. */
 const NO_DATABASE: TestDatabase = { databaseUrl: undefined, dataDir: path.join(os.tmpdir(), 'bms-never-opened'), drop: async () => undefined };
+
+/** The repository's last migration number, so the names of the ones generated after it do not depend on it. */
+const LAST = Math.max(...fs.readdirSync(migrationsDirectory).map((f) => Number(/^(\d+)_/.exec(f)?.[1] ?? 0)));
+/** The file the `n`-th migration generated in the scratch copy gets. */
+const generated = (n: number, name: string) => `${String(LAST + n).padStart(4, '0')}_${name}`;
 
 const stop = async (service: ServiceProcess) => {
   service.child.kill('SIGTERM');
@@ -98,9 +104,9 @@ describe('makemigrations', function () {
 
       const made = await makemigrations('kpi_target');
       expectRun(made, 0);
-      expect(migrationFiles()).to.deep.equal(['0212_kpi_target.ts']);
-      expect(made.stdout).to.include('Wrote migrations/0212_kpi_target.ts (1 change):\n  create table kpi_target (/api/kpi/target)\n');
-      const file = read('0212_kpi_target.ts');
+      expect(migrationFiles()).to.deep.equal([generated(1, 'kpi_target.ts')]);
+      expect(made.stdout).to.include(`Wrote migrations/${generated(1, 'kpi_target.ts')} (1 change):\n  create table kpi_target (/api/kpi/target)\n`);
+      const file = read(generated(1, 'kpi_target.ts'));
       for (const line of [
         "await knex.schema.createTable('kpi_target', (t) => {",
         "t.increments('id');",
@@ -119,7 +125,7 @@ describe('makemigrations', function () {
         expect(file).to.include(line);
       }
 
-      expect(project.buildMigrations()).to.deep.equal(['0212_kpi_target.ts']);
+      expect(project.buildMigrations()).to.deep.equal([generated(1, 'kpi_target.ts')]);
       const again = await makemigrations();
       expectRun(again, 0);
       expect(again.stdout).to.include('No changes');
@@ -188,7 +194,7 @@ describe('makemigrations', function () {
       fs.writeFileSync(project.path('dist/resources/kpi.js'), kpi.replace('unit: field.string({ maxLength: 50,', 'unit: field.string({ maxLength: 80,'));
       const made = await makemigrations('targets_grow');
       expectRun(made, 0);
-      expect(made.stdout).to.include('Wrote migrations/0213_targets_grow.ts (5 changes)');
+      expect(made.stdout).to.include(`Wrote migrations/${generated(2, 'targets_grow.ts')} (5 changes)`);
       for (const line of [
         'kpi_target: drop check state in (draft, agreed)',
         'kpi_kpi.unit: type varchar(50) → varchar(80)',
@@ -198,7 +204,7 @@ describe('makemigrations', function () {
       ]) {
         expect(made.stdout).to.include(`  ${line}\n`);
       }
-      const file = read('0213_targets_grow.ts');
+      const file = read(generated(2, 'targets_grow.ts'));
       expect(file).to.include('await knex.raw(`alter table "kpi_kpi" alter column "unit" type varchar(80)`);');
       expect(file).to.include(`await knex.raw(\`alter table "kpi_target" add constraint "kpi_target_state_check" check ("state" in ('draft', 'agreed', 'retired'))\`);`);
       expect(file).to.include('await knex.raw(`alter table "kpi_kpi" alter column "unit" type varchar(50)`);');
@@ -215,8 +221,8 @@ describe('makemigrations', function () {
 
       const made = await makemigrations('--allow-drop');
       expectRun(made, 0);
-      expect(made.stdout).to.include('Wrote migrations/0214_kpi_target.ts (2 changes):\n  kpi_target: drop index (code)\n  kpi_target.code: drop column (no longer declared)\n');
-      expect(read('0214_kpi_target.ts')).to.include('await knex.raw(`alter table "kpi_target" drop column "code"`);');
+      expect(made.stdout).to.include(`Wrote migrations/${generated(3, 'kpi_target.ts')} (2 changes):\n  kpi_target: drop index (code)\n  kpi_target.code: drop column (no longer declared)\n`);
+      expect(read(generated(3, 'kpi_target.ts'))).to.include('await knex.raw(`alter table "kpi_target" drop column "code"`);');
       project.buildMigrations();
       expectRun(await makemigrations('--check'), 0);
     });
@@ -263,13 +269,13 @@ export default [defineResource({ module: 'kpi', name: 'session', table: 'session
       const last = async () => ((await conn.migrate.list(config)) as [{ name: string }[], unknown])[0].at(-1)?.name ?? '';
       const snapshot = async () => Object.fromEntries([...(await readSchema(conn))].sort(([a], [b]) => a.localeCompare(b)));
       try {
-        // up to the last hand-written migration; then every generated one, 0211 (adopting the schema) included
+        // up to the last migration before 0211 (which adopts the schema); then every later one, 0211 included
         while ((await last()) < '0211') await conn.migrate.up(config);
         await conn.migrate.down(config);
         const before = await snapshot();
         expect(before).to.not.have.property('kpi_target');
         await conn.migrate.latest(config);
-        expect(await last()).to.equal('0214_kpi_target.js');
+        expect(await last()).to.equal(generated(3, 'kpi_target.js'));
         while ((await last()) >= '0211') await conn.migrate.down(config);
         expect(await snapshot()).to.deep.equal(before);
       } finally {
