@@ -1,6 +1,7 @@
 /**
  * The Koa application: request log → error rendering → path conventions → health → public
- * endpoints → authentication → routes → 404. Everything is built once from the registry.
+ * endpoints → the route table (authentication, then the route) → 404. Everything is built once
+ * from the registry.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -21,6 +22,7 @@ import { redirectDeprecated, stripTrailingSlash } from './paths.js';
 import { renderErrors } from './render-errors.js';
 import { requestLog } from './request-log.js';
 import { mountResource } from './resource-routes.js';
+import { RouteTable } from './route-table.js';
 
 export interface Services {
   db: Knex;
@@ -51,12 +53,10 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   mountFavicon(publicRouter);
   mountSchema(publicRouter, registry, services);
 
-  const router = new Router({ sensitive: true });
-  // router middleware runs only when one of its routes matched: every protected route authenticates
-  router.use(authenticate(db));
-  mountAuthRoutes(publicRouter, router, { db, registry, ajv, secureCookies });
-  for (const service of services.values()) mountResource(router, service);
-  for (const batch of registry.batches) mountBatch(router, batch, services.get(batch.resource.key)!);
+  const routes = new RouteTable();
+  mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies });
+  for (const service of services.values()) mountResource(routes, service);
+  for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!);
 
   koa.use(requestLog(log));
   koa.use(renderErrors);
@@ -64,7 +64,8 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   koa.use(stripTrailingSlash);
   koa.use(sessionMiddleware(koa, db, secureCookies));
   koa.use(publicRouter.routes());
-  koa.use(router.routes());
+  // every route of the table authenticates first
+  koa.use(routes.middleware(authenticate(db)));
   koa.use(notFoundAfterAuthentication(db));
   return { koa, services };
 }

@@ -1,6 +1,6 @@
 /**
- * Authentication (CONTRACT 4, 6). Every protected route runs `authenticate` first (it is mounted on
- * the protected router, so the matched route decides, not a string prefix): a token header wins;
+ * Authentication (CONTRACT 4, 6). Every protected route runs `authenticate` first (the route table
+ * runs it for the routes it matched, so the matched route decides, not a string prefix): a token header wins;
  * otherwise the session cookie, whose writes must carry the CSRF token. The principal lands in
  * `ctx.state.user`. A path no route matched answers 404, under `/api` only after credentials, so
  * the answer does not tell an anonymous caller which paths exist.
