@@ -11,7 +11,7 @@ import { ResourceService } from '../crud/service.js';
 import type { Logger } from '../log.js';
 import type { Registry } from '../registry/registry.js';
 import { sessionMiddleware } from '../auth/sessions.js';
-import { authenticate, notFoundAfterAuthentication } from './authenticate.js';
+import { authenticator, notFoundAfterAuthentication } from './authenticate.js';
 import { mountAuthRoutes } from './auth-routes.js';
 import { mountBatch } from './batch-routes.js';
 import { mountFavicon } from './favicon.js';
@@ -53,8 +53,10 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   mountFavicon(publicRouter);
   mountSchema(publicRouter, registry, services);
 
+  const session = sessionMiddleware(koa, db, secureCookies);
+  const authenticate = authenticator(db, session);
   const routes = new RouteTable();
-  mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies });
+  mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies, session });
   for (const service of services.values()) mountResource(routes, service);
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!);
 
@@ -62,10 +64,9 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   koa.use(renderErrors);
   koa.use(redirectDeprecated(registry.redirects));
   koa.use(stripTrailingSlash);
-  koa.use(sessionMiddleware(koa, db, secureCookies));
   koa.use(publicRouter.routes());
   // every route of the table authenticates first
-  koa.use(routes.middleware(authenticate(db)));
-  koa.use(notFoundAfterAuthentication(db));
+  koa.use(routes.middleware(authenticate));
+  koa.use(notFoundAfterAuthentication(authenticate));
   return { koa, services };
 }

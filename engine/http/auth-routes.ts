@@ -3,7 +3,7 @@
  * `me`, and the caller's own API tokens (`/api/auth/tokens`), whose value is shown once.
  */
 import type Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Knex } from 'knex';
 import type { Ajv } from 'ajv';
 import { verifyPassword } from '../auth/passwords.js';
@@ -26,6 +26,8 @@ export interface AuthDeps {
   registry: Registry;
   ajv: Ajv;
   secureCookies: boolean;
+  /** The session middleware, which sign-in runs (the protected routes get it from authentication). */
+  session: Middleware;
 }
 
 export const LOGIN_SCHEMA = {
@@ -91,7 +93,7 @@ export function mountAuthRoutes(publicRouter: Router, routes: RouteTable, deps: 
       ctx.body = await me((await loadPrincipal(db, (qb) => void qb.where('u.id', row.id)))!);
     },
   });
-  publicRouter.all('/api/auth/login', (ctx) => login(ctx, undefined));
+  publicRouter.all('/api/auth/login', deps.session, (ctx) => login(ctx, undefined));
 
   routes.add(
     '/api/auth/logout',
