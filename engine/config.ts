@@ -22,6 +22,8 @@ export interface Config extends DatabaseConfig {
   secureCookies: boolean;
   /** Believe `X-Forwarded-Proto` and `X-Forwarded-For` from the proxy in front (Koa's `proxy`). */
   trustProxy: boolean;
+  /** How long a token's principal is kept between requests (0: not at all); changes drop it at once. */
+  principalCacheMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -32,6 +34,10 @@ const postgresUrl = makeValidator<string>((input) => {
 });
 const portNumber = makeValidator<number>((input) => {
   if (!/^\d{1,5}$/.test(input) || Number(input) > 65535) throw new Error('not a port');
+  return Number(input);
+});
+const milliseconds = makeValidator<number>((input) => {
+  if (!/^\d{1,9}$/.test(input)) throw new Error('not milliseconds');
   return Number(input);
 });
 const logLevel = makeValidator<string>((input) => {
@@ -49,6 +55,7 @@ const SERVER = {
   LOG_LEVEL: logLevel({ default: 'info', desc: `one of ${LOG_LEVELS.join(', ')}` }),
   SECURE_COOKIES: bool({ default: false, desc: 'true or false' }),
   TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
+  PRINCIPAL_CACHE_MS: milliseconds({ default: 5000, desc: 'a whole number of milliseconds (0: no cache)' }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
@@ -105,6 +112,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,
+    principalCacheMs: e.PRINCIPAL_CACHE_MS,
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(

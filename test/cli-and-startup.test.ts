@@ -14,7 +14,7 @@ import { dist, manage, processEnv, run, startServiceProcess } from './support/pr
 
 async function withService<T>(db: TestDatabase, work: (client: Client, service: RunningService) => Promise<T>): Promise<T> {
   const svc = await startService(
-    { databaseUrl: db.databaseUrl, dataDir: db.dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', secureCookies: false, trustProxy: false },
+    { databaseUrl: db.databaseUrl, dataDir: db.dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', secureCookies: false, trustProxy: false, principalCacheMs: 5000 },
     createLogger('silent'),
     { quiet: true },
   );

@@ -1,6 +1,6 @@
 /**
- * A list costs a constant number of SQL queries, whatever its length (no N+1); a request with a
- * token never reads the session store.
+ * A list costs a constant number of SQL queries, whatever its length (no N+1); a detail with a
+ * cached principal costs one; a request with a token never reads the session store.
  */
 import { expect } from 'chai';
 import { suite } from './support/hooks.js';
@@ -37,6 +37,26 @@ describe('query count of lists', () => {
 });
 
 describe('query count of a request with a token', () => {
+  it('is one query for an issue detail once the principal is cached, two right after any principal changed', async () => {
+    const { admin } = suite();
+    const tracker = await created(admin, '/api/issue/tracker', { title: unique('detail') });
+    const issue = await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title: 'one query' });
+    const reader = await makeUser({ permissions: ['issues.view_issue'] });
+    for (const client of [admin, reader.client]) {
+      // the first request loads the principal and notes last_used
+      expect((await client.get(`/api/issue/issue/${issue.id}`)).status).to.equal(200);
+      let body: any;
+      const sql = await queriesOf(async () => (body = (await client.get(`/api/issue/issue/${issue.id}`)).body));
+      expect(body.title).to.equal('one query');
+      expect(sql, sql.join('\n')).to.have.length(1);
+    }
+    // any change to a group drops every cached principal: the principal is read again, with the row
+    await created(admin, '/api/customgroup', { name: unique('unrelated'), permissions: [], user_ids: [] });
+    await created(admin, '/api/customgroup', { name: unique('member'), permissions: [], user_ids: [reader.id] });
+    expect(await countQueries(() => reader.client.get(`/api/issue/issue/${issue.id}`))).to.equal(2);
+    expect(await countQueries(() => reader.client.get(`/api/issue/issue/${issue.id}`))).to.equal(1);
+  });
+
   it('reads no session when the request carries a token, even with a session cookie', async () => {
     const user = await makeUser({ permissions: ['issues.view_tracker', 'issues.add_tracker'] });
     const browser = new SessionClient(suite().service.url);

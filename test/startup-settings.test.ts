@@ -54,6 +54,8 @@ describe('start-up settings and failures', function () {
       [{ LOG_LEVEL: 'loud' }, 'Invalid setting LOG_LEVEL="loud": expected one of fatal, error, warn, info, debug, trace, silent.'],
       [{ SECURE_COOKIES: 'maybe' }, 'Invalid setting SECURE_COOKIES="maybe": expected true or false.'],
       [{ TRUST_PROXY: 'sometimes' }, 'Invalid setting TRUST_PROXY="sometimes": expected true or false.'],
+      [{ PRINCIPAL_CACHE_MS: '-1' }, 'Invalid setting PRINCIPAL_CACHE_MS="-1": expected a whole number of milliseconds (0: no cache).'],
+      [{ PRINCIPAL_CACHE_MS: '5s' }, 'Invalid setting PRINCIPAL_CACHE_MS="5s": expected a whole number of milliseconds (0: no cache).'],
       [{ DATABASE_URL: 'localhost:5432/bms' }, 'Invalid setting DATABASE_URL="localhost:5432/bms": expected a PostgreSQL URL such as postgres://user:password@host:5432/database.'],
       // the password is not shown
       [{ DATABASE_URL: 'mysql://app:s3cret@db/bms' }, 'Invalid setting DATABASE_URL="mysql://app:***@db/bms": expected a PostgreSQL URL such as postgres://user:password@host:5432/database.'],

@@ -10,7 +10,9 @@ import { createAjv } from '../crud/validator.js';
 import { ResourceService } from '../crud/service.js';
 import type { Logger } from '../log.js';
 import type { Registry } from '../registry/registry.js';
+import { PrincipalCache } from '../auth/principal-cache.js';
 import { sessionMiddleware } from '../auth/sessions.js';
+import { TokenAuthenticator } from '../auth/token-auth.js';
 import { authenticator, notFoundAfterAuthentication } from './authenticate.js';
 import { mountAuthRoutes } from './auth-routes.js';
 import { mountBatch } from './batch-routes.js';
@@ -32,6 +34,8 @@ export interface Services {
   secureCookies?: boolean;
   /** Believe the proxy in front: `X-Forwarded-Proto` (HTTPS) and the last `X-Forwarded-For` entry (client address). */
   trustProxy?: boolean;
+  /** Token principals kept between requests; none kept without one. */
+  principals?: PrincipalCache;
 }
 
 export interface App {
@@ -39,7 +43,7 @@ export interface App {
   services: Map<string, ResourceService>;
 }
 
-export function createApp({ db, registry, log, secureCookies = false, trustProxy = false }: Services): App {
+export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, principals = new PrincipalCache(0) }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
@@ -54,7 +58,7 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   mountSchema(publicRouter, registry, services);
 
   const session = sessionMiddleware(koa, db, secureCookies);
-  const authenticate = authenticator(db, session);
+  const authenticate = authenticator(db, new TokenAuthenticator(db, principals), session);
   const routes = new RouteTable();
   mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies, session });
   for (const service of services.values()) mountResource(routes, service);

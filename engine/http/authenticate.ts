@@ -9,7 +9,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { Knex } from 'knex';
 import { notAuthenticated, notFound } from '../errors.js';
-import { authenticateToken, tokenKeyOf } from '../auth/token-auth.js';
+import { tokenKeyOf, type TokenAuthenticator } from '../auth/token-auth.js';
 import { checkCsrf, currentSessionId, sessionUserId } from '../auth/sessions.js';
 import { loadPrincipal, type Principal } from '../auth/users.js';
 
@@ -23,11 +23,11 @@ async function sessionPrincipal(db: Knex, ctx: Context): Promise<Principal> {
 }
 
 /** `session` is the session middleware: it runs around the rest of the request only when there is no token. */
-export function authenticator(db: Knex, session: Middleware): Middleware {
+export function authenticator(db: Knex, tokens: TokenAuthenticator, session: Middleware): Middleware {
   return async (ctx: Context, next: Next): Promise<void> => {
     const key = tokenKeyOf(ctx.get('Authorization') || undefined);
     if (key !== undefined) {
-      ctx.state.user = await authenticateToken(db, key);
+      ctx.state.user = await tokens.authenticate(key);
       return next();
     }
     await session(ctx, async () => {

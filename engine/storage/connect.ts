@@ -4,6 +4,7 @@
  */
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
+import type pg from 'pg';
 import { redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -32,12 +33,32 @@ const CONNECT_TIMEOUT_MS = 10_000;
 // stack on stdout, among the JSON log lines
 const log = { warn: (message: string) => void (message.startsWith('Acquire connection error') || process.stderr.write(`${message}\n`)) };
 
-export function connect(config: DatabaseConfig): Knex {
+/**
+ * A channel every pooled server connection listens on. A session hears its own notifications
+ * before its COMMIT answers, so the process that made a change has heard of it before it answers
+ * the request. (PGlite's one connection delivers them before the COMMIT answers anyway.)
+ */
+export interface Listen {
+  channel: string;
+  onNotify: (payload: string) => void;
+}
+
+function listenOnEveryConnection({ channel, onNotify }: Listen) {
+  return (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+    conn.on('notification', (message) => onNotify(message.payload ?? ''));
+    conn.query(`listen ${channel}`).then(
+      () => done(null, conn),
+      (err: Error) => done(err, conn),
+    );
+  };
+}
+
+export function connect(config: DatabaseConfig, listen?: Listen): Knex {
   if (config.databaseUrl) {
     return knexFactory({
       client: 'pg',
       connection: { connectionString: config.databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS },
-      pool: { min: 0, max: 10 },
+      pool: { min: 0, max: 10, ...(listen && { afterCreate: listenOnEveryConnection(listen) }) },
       log,
     });
   }
@@ -53,8 +74,8 @@ const reason = (err: unknown): string =>
   err instanceof AggregateError ? err.errors.map(reason).join('; ') : err instanceof Error ? err.message || String(err) : String(err);
 
 /** The database once it has answered a query; one that cannot be reached or opened is a StartupError naming the setting. */
-export async function openDatabase(config: DatabaseConfig): Promise<Knex> {
-  const db = connect(config);
+export async function openDatabase(config: DatabaseConfig, listen?: Listen): Promise<Knex> {
+  const db = connect(config, listen);
   try {
     await db.raw('select 1');
     return db;

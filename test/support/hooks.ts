@@ -25,7 +25,17 @@ export const mochaHooks = {
     this.timeout(120_000);
     const database = await createTestDatabase();
     const service = await startService(
-      { databaseUrl: database.databaseUrl, dataDir: database.dataDir, host: '127.0.0.1', port: 0, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', secureCookies: false, trustProxy: false },
+      {
+        databaseUrl: database.databaseUrl,
+        dataDir: database.dataDir,
+        host: '127.0.0.1',
+        port: 0,
+        logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+        secureCookies: false,
+        trustProxy: false,
+        // long: a change that failed to drop a cached principal fails the test that made it, instead of passing by expiry
+        principalCacheMs: 60_000,
+      },
       createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
       { quiet: true },
     );
