@@ -272,7 +272,7 @@ export default [defineResource({ module: 'kpi', name: 'session', table: 'session
       const last = async () => ((await conn.migrate.list(config)) as [{ name: string }[], unknown])[0].at(-1)?.name ?? '';
       const snapshot = async () => Object.fromEntries([...(await readSchema(conn))].sort(([a], [b]) => a.localeCompare(b)));
       try {
-        // up to the last hand-written migration; then every generated one, 0211 (adopting the schema) included
+        // up to the last migration before 0211 (which adopts the schema); then every later one, 0211 included
         while ((await last()) < '0211') await conn.migrate.up(config);
         await conn.migrate.down(config);
         const before = await snapshot();

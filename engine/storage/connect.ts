@@ -6,7 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
-import type { ClientConfig } from 'pg';
+import type pg from 'pg';
 import { DEFAULT_BOUNDS, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -54,10 +54,30 @@ function lockedEmbedded(dir: string): Knex {
   }
 }
 
-export function connect(config: DatabaseConfig): Knex {
+/**
+ * A channel every pooled server connection listens on. A session hears its own notifications
+ * before its COMMIT answers, so the process that made a change has heard of it before it answers
+ * the request. (PGlite's one connection delivers them before the COMMIT answers anyway.)
+ */
+export interface Listen {
+  channel: string;
+  onNotify: (payload: string) => void;
+}
+
+function listenOnEveryConnection({ channel, onNotify }: Listen) {
+  return (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+    conn.on('notification', (message) => onNotify(message.payload ?? ''));
+    conn.query(`listen ${channel}`).then(
+      () => done(null, conn),
+      (err: Error) => done(err, conn),
+    );
+  };
+}
+
+export function connect(config: DatabaseConfig, listen?: Listen): Knex {
   if (config.databaseUrl) {
     const bounds = { ...DEFAULT_BOUNDS, ...config.bounds };
-    const connection: ClientConfig = {
+    const connection: pg.ClientConfig = {
       connectionString: config.databaseUrl,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       // the server cancels what runs or waits too long, so one slow request cannot hold the pool
@@ -70,7 +90,12 @@ export function connect(config: DatabaseConfig): Knex {
     return knexFactory({
       client: 'pg',
       connection: connection as Knex.PgConnectionConfig,
-      pool: { min: 0, max: bounds.poolSize, acquireTimeoutMillis: bounds.acquireTimeoutMs || 2 ** 31 - 1 },
+      pool: {
+        min: 0,
+        max: bounds.poolSize,
+        acquireTimeoutMillis: bounds.acquireTimeoutMs || 2 ** 31 - 1,
+        ...(listen && { afterCreate: listenOnEveryConnection(listen) }),
+      },
       log,
     });
   }
@@ -81,8 +106,8 @@ const reason = (err: unknown): string =>
   err instanceof AggregateError ? err.errors.map(reason).join('; ') : err instanceof Error ? err.message || String(err) : String(err);
 
 /** The database once it has answered a query; one that cannot be reached or opened is a StartupError naming the setting. */
-export async function openDatabase(config: DatabaseConfig): Promise<Knex> {
-  const db = connect(config);
+export async function openDatabase(config: DatabaseConfig, listen?: Listen): Promise<Knex> {
+  const db = connect(config, listen);
   try {
     await db.raw('select 1');
     return db;

@@ -1,15 +1,17 @@
-/** Counts the SQL queries the service runs while `work` runs. */
+/** The SQL the service runs while `work` runs. */
 import { suite } from './hooks.js';
 
-export async function countQueries(work: () => Promise<unknown>): Promise<number> {
+export async function queriesOf(work: () => Promise<unknown>): Promise<string[]> {
   const { db } = suite().service;
-  let n = 0;
-  const listener = () => void n++;
+  const sql: string[] = [];
+  const listener = (query: { sql: string }) => void sql.push(query.sql);
   db.on('query', listener);
   try {
     await work();
   } finally {
     db.removeListener('query', listener);
   }
-  return n;
+  return sql;
 }
+
+export const countQueries = async (work: () => Promise<unknown>): Promise<number> => (await queriesOf(work)).length;
