@@ -46,6 +46,8 @@ export interface Config extends DatabaseConfig {
   trustProxy: boolean;
   /** MAX_LIST_ROWS: the most records one list answer holds; undefined: no cap. */
   maxListRows?: number;
+  /** How long a token's principal is kept between requests (0: not at all); changes drop it at once. */
+  principalCacheMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -90,6 +92,7 @@ const SERVER = {
   SECURE_COOKIES: bool({ default: false, desc: 'true or false' }),
   TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
   MAX_LIST_ROWS: rowCount({ default: undefined, desc: 'a number of records from 1 to 999999999 (unset: no cap)' }),
+  PRINCIPAL_CACHE_MS: milliseconds({ default: 5000, desc: 'a whole number of milliseconds (0: no cache)' }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
@@ -158,6 +161,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,
     maxListRows: e.MAX_LIST_ROWS,
+    principalCacheMs: e.PRINCIPAL_CACHE_MS,
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(

@@ -13,6 +13,8 @@ import { migrateForService } from './storage/migrate.js';
 import { loadRegistry } from './registry/registry.js';
 import { createUser } from './auth/users.js';
 import { createToken } from './auth/tokens.js';
+import { PrincipalCache } from './auth/principal-cache.js';
+import { listenForPrincipalChanges, principalsChannel } from './auth/principal-changes.js';
 
 export interface RunningService {
   url: string;
@@ -55,7 +57,8 @@ function listen(server: http.Server, { host, port }: Pick<Config, 'host' | 'port
 
 export async function startService(config: Config, log: Logger, opts: { quiet?: boolean } = {}): Promise<RunningService> {
   const registry = await loadRegistry();
-  const db = await openDatabase(config);
+  const principals = new PrincipalCache(config.principalCacheMs);
+  const db = await openDatabase(config, principalsChannel(principals));
   await migrateForService(db, config);
   const first = await createFirstAdmin(db);
   if (first && !opts.quiet) {
@@ -63,7 +66,8 @@ export async function startService(config: Config, log: Logger, opts: { quiet?: 
       `\nFirst start: created superuser "admin".\n  password: ${first.password}\n  API token: ${first.token}\nThese are shown once; keep them.\n\n`,
     );
   }
-  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy, maxListRows: config.maxListRows });
+  const changes = await listenForPrincipalChanges(db, config.databaseUrl, principals, log);
+  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy, maxListRows: config.maxListRows, principals });
   const server = http.createServer(app.koa.callback());
   server.on('clientError', answerClientError);
   // idle connections outlive the clients' and load balancers' (~60 s), so the server never
@@ -73,6 +77,7 @@ export async function startService(config: Config, log: Logger, opts: { quiet?: 
   try {
     await listen(server, config);
   } catch (err) {
+    await changes.close();
     await db.destroy();
     throw err;
   }
@@ -88,6 +93,7 @@ export async function startService(config: Config, log: Logger, opts: { quiet?: 
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await changes.close();
       await db.destroy();
     },
   };

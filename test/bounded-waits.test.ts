@@ -9,7 +9,7 @@ import type { DatabaseBounds } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { startService, type RunningService } from '../engine/service.js';
 import { Client } from './support/client.js';
-import { suite } from './support/hooks.js';
+import { suite, testConfig } from './support/hooks.js';
 
 const PATH = '/api/glossar/entry';
 const UNAVAILABLE = { detail: 'Service temporarily unavailable.' };
@@ -18,7 +18,7 @@ const UNAVAILABLE = { detail: 'Service temporarily unavailable.' };
 async function instance(bounds: Partial<DatabaseBounds>): Promise<{ svc: RunningService; client: Client }> {
   const { database, admin } = suite();
   const svc = await startService(
-    { databaseUrl: database.databaseUrl, dataDir: database.dataDir, bounds, host: '127.0.0.1', port: 0, logLevel: 'silent', secureCookies: false, trustProxy: false },
+    testConfig(database, { bounds }),
     createLogger('silent'),
     { quiet: true },
   );

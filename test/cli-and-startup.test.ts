@@ -10,11 +10,12 @@ import { loadRegistry } from '../engine/registry/registry.js';
 import { startService, type RunningService } from '../engine/service.js';
 import { Client } from './support/client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testConfig } from './support/hooks.js';
 import { dist, manage, processEnv, run, startServiceProcess } from './support/processes.js';
 
 async function withService<T>(db: TestDatabase, work: (client: Client, service: RunningService) => Promise<T>): Promise<T> {
   const svc = await startService(
-    { databaseUrl: db.databaseUrl, dataDir: db.dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', secureCookies: false, trustProxy: false },
+    testConfig(db, { principalCacheMs: 5000 }),
     createLogger('silent'),
     { quiet: true },
   );

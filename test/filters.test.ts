@@ -60,6 +60,24 @@ describe('list filters', () => {
     it('ignores unknown parameters', async () => {
       expect(await ids(`/api/issue/tracker?title=${tag}&colour=red`)).to.have.length(3);
     });
+    it('title and search take %, _ and \\ literally, not as wildcards or an escape', async () => {
+      const lit = unique('lit');
+      const titles = ['100% done', '100x done', 'a_b', 'axb', 'back\\slash', 'backslash'];
+      const made: Record<string, number> = {};
+      for (const t of titles) made[t] = (await created(suite().admin, '/api/issue/tracker', { title: `${lit} ${t}`, description: `About ${t}.` })).id;
+      // the title filter within this test's trackers; search with this test's tag as one of its words
+      const titled = (text: string) => ids(`/api/issue/tracker?search=${lit}&title=${encodeURIComponent(text)}&ordering=id`);
+      const searched = (text: string) => ids(`/api/issue/tracker?search=${encodeURIComponent(`${lit} ${text}`)}&ordering=id`);
+      for (const [name, matching] of [['title', titled], ['search', searched]] as const) {
+        expect(await matching('100%'), `${name} %`).to.deep.equal([made['100% done']]);
+        expect(await matching('A_B'), `${name} _`).to.deep.equal([made.a_b]);
+        expect(await matching('back\\s'), `${name} \\`).to.deep.equal([made['back\\slash']]);
+        expect(await matching('%'), `${name} % alone`).to.deep.equal([made['100% done']]);
+        expect(await matching('_'), `${name} _ alone`).to.deep.equal([made.a_b]);
+      }
+      // each word of a search matches the title or the description
+      expect(await searched('ABOUT 100%')).to.deep.equal([made['100% done']]);
+    });
   });
 
   describe('category', () => {

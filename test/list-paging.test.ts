@@ -12,7 +12,7 @@ import { NUL_MESSAGE } from '../engine/crud/validator.js';
 import { Client, type Reply } from './support/client.js';
 import { createTestDatabase } from './support/database.js';
 import { created, makeUser, unique } from './support/fixtures.js';
-import { suite } from './support/hooks.js';
+import { suite, testConfig } from './support/hooks.js';
 
 const ISSUES = '/api/issue/issue';
 const INVALID = { cursor: ['Invalid cursor: pass on the cursor of a Link header unchanged.'] };
@@ -279,7 +279,7 @@ describe('list paging', () => {
       const shared = suite().database.databaseUrl !== undefined;
       const database = shared ? suite().database : await createTestDatabase();
       const svc = await startService(
-        { databaseUrl: database.databaseUrl, dataDir: database.dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', secureCookies: false, trustProxy: false, maxListRows: 5 },
+        testConfig(database, { maxListRows: 5 }),
         createLogger('silent'),
         { quiet: true },
       );

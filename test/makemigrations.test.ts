@@ -9,11 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { PGlite } from '@electric-sql/pglite';
-import knexFactory, { type Knex } from 'knex';
-import ClientPgLite from 'knex-pglite';
+import knexFactory from 'knex';
 import { Registry, loadDeclarations } from '../engine/registry/registry.js';
 import { readSchema } from '../engine/schema/catalogue.js';
+import { embeddedDatabase } from '../engine/storage/connect.js';
 import { Client } from './support/client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { Samples } from './support/samples.js';
@@ -80,9 +79,14 @@ describe('makemigrations', function () {
     const migrationFiles = () => (fs.existsSync(project.path('migrations')) ? fs.readdirSync(project.path('migrations')) : []);
     const read = (file: string) => fs.readFileSync(project.path('migrations', file), 'utf8');
 
+    /** The n-th migration the copy writes: numbered on from the repository's last. */
+    let numbered: (n: number, name: string) => string;
+
     before(async () => {
       project = new ScratchProject(['engine', 'resources', 'migrations', 'test']);
       db = await createTestDatabase();
+      const last = Math.max(...fs.readdirSync(project.path('dist/migrations')).map((f) => Number(/^(\d+)_/.exec(f)?.[1] ?? 0)));
+      numbered = (n, name) => `${String(last + n).padStart(4, '0')}_${name}.ts`;
     });
     after(async () => {
       await db.drop();
@@ -98,9 +102,9 @@ describe('makemigrations', function () {
 
       const made = await makemigrations('kpi_target');
       expectRun(made, 0);
-      expect(migrationFiles()).to.deep.equal(['0212_kpi_target.ts']);
-      expect(made.stdout).to.include('Wrote migrations/0212_kpi_target.ts (1 change):\n  create table kpi_target (/api/kpi/target)\n');
-      const file = read('0212_kpi_target.ts');
+      expect(migrationFiles()).to.deep.equal([numbered(1, 'kpi_target')]);
+      expect(made.stdout).to.include(`Wrote migrations/${numbered(1, 'kpi_target')} (1 change):\n  create table kpi_target (/api/kpi/target)\n`);
+      const file = read(numbered(1, 'kpi_target'));
       for (const line of [
         "await knex.schema.createTable('kpi_target', (t) => {",
         "t.increments('id');",
@@ -119,7 +123,7 @@ describe('makemigrations', function () {
         expect(file).to.include(line);
       }
 
-      expect(project.buildMigrations()).to.deep.equal(['0212_kpi_target.ts']);
+      expect(project.buildMigrations()).to.deep.equal([numbered(1, 'kpi_target')]);
       const again = await makemigrations();
       expectRun(again, 0);
       expect(again.stdout).to.include('No changes');
@@ -188,17 +192,20 @@ describe('makemigrations', function () {
       fs.writeFileSync(project.path('dist/resources/kpi.js'), kpi.replace('unit: field.string({ maxLength: 50,', 'unit: field.string({ maxLength: 80,'));
       const made = await makemigrations('targets_grow');
       expectRun(made, 0);
-      expect(made.stdout).to.include('Wrote migrations/0213_targets_grow.ts (5 changes)');
+      expect(made.stdout).to.include(`Wrote migrations/${numbered(2, 'targets_grow')} (7 changes)`);
       for (const line of [
+        'create extension if not exists pg_trgm (trigram indexes)',
         'kpi_target: drop check state in (draft, agreed)',
         'kpi_kpi.unit: type varchar(50) → varchar(80)',
         'kpi_target.code: add column "code" varchar(20)',
         'kpi_target: add check state in (draft, agreed, retired)',
         'kpi_target: add index (code)',
+        'kpi_target: add trigram index (code)',
       ]) {
         expect(made.stdout).to.include(`  ${line}\n`);
       }
-      const file = read('0213_targets_grow.ts');
+      const file = read(numbered(2, 'targets_grow'));
+      expect(file).to.include('await knex.raw(`create index "kpi_target_code_trgm" on "kpi_target" using gin ("code" gin_trgm_ops)`);');
       expect(file).to.include('await knex.raw(`alter table "kpi_kpi" alter column "unit" type varchar(80)`);');
       expect(file).to.include(`await knex.raw(\`alter table "kpi_target" add constraint "kpi_target_state_check" check ("state" in ('draft', 'agreed', 'retired'))\`);`);
       expect(file).to.include('await knex.raw(`alter table "kpi_kpi" alter column "unit" type varchar(50)`);');
@@ -215,8 +222,10 @@ describe('makemigrations', function () {
 
       const made = await makemigrations('--allow-drop');
       expectRun(made, 0);
-      expect(made.stdout).to.include('Wrote migrations/0214_kpi_target.ts (2 changes):\n  kpi_target: drop index (code)\n  kpi_target.code: drop column (no longer declared)\n');
-      expect(read('0214_kpi_target.ts')).to.include('await knex.raw(`alter table "kpi_target" drop column "code"`);');
+      expect(made.stdout).to.include(
+        `Wrote migrations/${numbered(3, 'kpi_target')} (3 changes):\n  kpi_target: drop index (code)\n  kpi_target: drop trigram index (code)\n  kpi_target.code: drop column (no longer declared)\n`,
+      );
+      expect(read(numbered(3, 'kpi_target'))).to.include('await knex.raw(`alter table "kpi_target" drop column "code"`);');
       project.buildMigrations();
       expectRun(await makemigrations('--check'), 0);
     });
@@ -258,18 +267,18 @@ export default [defineResource({ module: 'kpi', name: 'session', table: 'session
       const fresh = await createTestDatabase();
       const conn = fresh.databaseUrl
         ? knexFactory({ client: 'pg', connection: fresh.databaseUrl })
-        : knexFactory({ client: ClientPgLite, dialect: 'postgres', connection: { pglite: new PGlite() } } as unknown as Knex.Config);
+        : embeddedDatabase();
       const config = { directory: project.path('dist/migrations'), loadExtensions: ['.js'] };
       const last = async () => ((await conn.migrate.list(config)) as [{ name: string }[], unknown])[0].at(-1)?.name ?? '';
       const snapshot = async () => Object.fromEntries([...(await readSchema(conn))].sort(([a], [b]) => a.localeCompare(b)));
       try {
-        // up to the last hand-written migration; then every generated one, 0211 (adopting the schema) included
+        // up to the last migration before 0211 (which adopts the schema); then every later one, 0211 included
         while ((await last()) < '0211') await conn.migrate.up(config);
         await conn.migrate.down(config);
         const before = await snapshot();
         expect(before).to.not.have.property('kpi_target');
         await conn.migrate.latest(config);
-        expect(await last()).to.equal('0214_kpi_target.js');
+        expect(await last()).to.equal(numbered(3, 'kpi_target').replace(/\.ts$/, '.js'));
         while ((await last()) >= '0211') await conn.migrate.down(config);
         expect(await snapshot()).to.deep.equal(before);
       } finally {

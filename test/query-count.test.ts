@@ -1,8 +1,13 @@
-/** A list costs a constant number of SQL queries, whatever its length (no N+1). */
+/**
+ * A list costs a constant number of SQL queries, whatever its length (no N+1); a detail with a
+ * cached principal costs one; a request with a token never reads the session store; a create or an
+ * update takes one statement where its resource's write path allows.
+ */
 import { expect } from 'chai';
 import { writePathOf } from '../engine/crud/write-paths.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import { suite } from './support/hooks.js';
+import { SessionClient } from './support/browser-session.js';
 import { created, invalidPk, makeUser, unique, type TestUser } from './support/fixtures.js';
 import { countQueries, queriesOf } from './support/queries.js';
 import { Samples } from './support/samples.js';
@@ -34,6 +39,47 @@ describe('query count of lists', () => {
     expect(many).to.equal(one);
     // authentication and the list itself; nothing per row
     expect(one).to.be.at.most(2);
+  });
+});
+
+describe('query count of a request with a token', () => {
+  it('is one query for an issue detail once the principal is cached, two right after any principal changed', async () => {
+    const { admin } = suite();
+    const tracker = await created(admin, '/api/issue/tracker', { title: unique('detail') });
+    const issue = await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title: 'one query' });
+    const reader = await makeUser({ permissions: ['issues.view_issue'] });
+    for (const client of [admin, reader.client]) {
+      // the first request loads the principal and notes last_used
+      expect((await client.get(`/api/issue/issue/${issue.id}`)).status).to.equal(200);
+      let body: any;
+      const sql = await queriesOf(async () => (body = (await client.get(`/api/issue/issue/${issue.id}`)).body));
+      expect(body.title).to.equal('one query');
+      expect(sql, sql.join('\n')).to.have.length(1);
+    }
+    // any change to a group drops every cached principal: the principal is read again, with the row
+    await created(admin, '/api/customgroup', { name: unique('unrelated'), permissions: [], user_ids: [] });
+    await created(admin, '/api/customgroup', { name: unique('member'), permissions: [], user_ids: [reader.id] });
+    expect(await countQueries(() => reader.client.get(`/api/issue/issue/${issue.id}`))).to.equal(2);
+    expect(await countQueries(() => reader.client.get(`/api/issue/issue/${issue.id}`))).to.equal(1);
+  });
+
+  it('reads no session when the request carries a token, even with a session cookie', async () => {
+    const user = await makeUser({ permissions: ['issues.view_tracker', 'issues.add_tracker'] });
+    const browser = new SessionClient(suite().service.url);
+    expect((await browser.login(user.username, 'correct-horse-1')).status).to.equal(200);
+    const readsSession = (sql: string[]) => sql.some((q) => /\bsessions\b/.test(q));
+    // without a token the cookie's session is read, so the check below can fail
+    expect(readsSession(await queriesOf(() => browser.request('GET', '/api/issue/tracker')))).to.equal(true);
+    for (const method of ['GET', 'POST'] as const) {
+      let status = 0;
+      const sql = await queriesOf(async () => {
+        const res = await browser.request(method, '/api/issue/tracker', { headers: { Authorization: `Token ${user.token}` }, body: method === 'POST' ? {} : undefined });
+        status = res.status;
+      });
+      // the write is judged by its body (400), not refused for a missing CSRF token (403)
+      expect(status, method).to.equal(method === 'GET' ? 200 : 400);
+      expect(readsSession(sql), sql.join('\n')).to.equal(false);
+    }
   });
 });
 

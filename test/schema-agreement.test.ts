@@ -2,14 +2,15 @@
  * The migrated database agrees with the declarations, column by column: names, types, lengths,
  * nullability, defaults (the database default is what an insert without the field stores),
  * uniqueness (a unique constraint on exactly the declared column, and on no other), foreign keys
- * with their delete rules, join tables, CHECKs holding exactly the declared enum values, and the
- * index policy's indexes. A declaration and its migrations cannot drift.
+ * with their delete rules, join tables, CHECKs holding exactly the declared enum values, and
+ * exactly the index policy's indexes. A declaration and its migrations cannot drift.
  */
 import { expect } from 'chai';
 import type { ColumnSpec } from '../engine/fields/index.js';
 import { typeOf } from '../engine/fields/index.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import type { Field } from '../engine/registry/resource.js';
+import { lookupsOf } from '../engine/crud/filters.js';
 import { indexesOf } from '../engine/schema/index-policy.js';
 import { suite } from './support/hooks.js';
 
@@ -52,7 +53,9 @@ const DELETE_RULE: Record<string, string> = { protect: 'r', cascade: 'c', 'set n
 describe('migrations agree with the declarations', () => {
   let columns: Map<string, Map<string, Column>>;
   let foreignKeys: Set<string>;
+  /** Plain (not unique) b-tree indexes, and trigram GIN indexes, by table. */
   let indexes: Map<string, string[]>;
+  let trigrams: Map<string, string[]>;
   let uniques: Map<string, string[]>;
   let primaryKeys: Map<string, string>;
   let checks: Map<string, { column: string; values: string[] }[]>;
@@ -81,9 +84,11 @@ describe('migrations agree with the declarations', () => {
     foreignKeys = new Set(fks.map((r: any) => `${r.tbl}.${r.col}->${r.ref}:${r.rule}`));
     const idx = await query(`select t.relname as tbl, i.indisunique as unique, i.indisprimary as primary, (i.indpred is null and i.indexprs is null) as plain,
         (select json_agg(a.attname order by k.ord) from unnest(i.indkey::int2[]) with ordinality k(attnum, ord)
-          join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum) as cols
-      from pg_index i join pg_class t on t.oid = i.indrelid`);
-    indexes = byTable(idx.filter((r: any) => !r.primary));
+          join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum) as cols,
+        am.amname = 'gin' and (select bool_and(o.opcname = 'gin_trgm_ops') from unnest(i.indclass::oid[]) c(oid) join pg_opclass o on o.oid = c.oid) as trigram
+      from pg_index i join pg_class t on t.oid = i.indrelid join pg_class x on x.oid = i.indexrelid join pg_am am on am.oid = x.relam`);
+    indexes = byTable(idx.filter((r: any) => !r.primary && !r.unique && !r.trigram));
+    trigrams = byTable(idx.filter((r: any) => r.trigram));
     uniques = byTable(idx.filter((r: any) => r.unique && !r.primary && r.plain));
     primaryKeys = new Map(idx.filter((r: any) => r.primary).map((r: any) => [r.tbl, r.cols.join(',')]));
     const cks = await query(`select conrelid::regclass::text as tbl, pg_get_constraintdef(k.oid) as def,
@@ -143,9 +148,11 @@ describe('migrations agree with the declarations', () => {
       });
 
       it('has each foreign key with its declared delete rule, indexed', () => {
+        // an index that begins with the key serves its lookups
+        const leading = (indexes.get(resource.table) ?? []).map((cols) => cols.split(',')[0]);
         for (const fk of resource.foreignKeys) {
           expect(foreignKeys, fk.column).to.include(`${resource.table}.${fk.column}->${fk.target.table}:${DELETE_RULE[fk.spec.onDelete]}`);
-          expect(indexes.get(resource.table), `index on ${fk.column}`).to.include(fk.column);
+          expect(leading, `index on ${fk.column}`).to.include(fk.column);
         }
         expect(foreignKeys).to.include(`${resource.table}.created_by->users:n`);
       });
@@ -178,9 +185,16 @@ describe('migrations agree with the declarations', () => {
         }
       });
 
-      it('has the indexes of the index policy, and none on a boolean column', () => {
+      it('has exactly the indexes of the index policy, none on a boolean column, a trigram one for substring filters and search', () => {
         const have = indexes.get(resource.table) ?? [];
-        for (const cols of indexesOf(resource)) expect(have, `index on (${cols.join(', ')})`).to.include(cols.join(','));
+        const policy = indexesOf(resource);
+        const want = (trigram: boolean) => policy.filter((x) => !!x.trigram === trigram).map((x) => x.columns.join(','));
+        expect([...have].sort()).to.deep.equal(want(false).sort());
+        expect([...(trigrams.get(resource.table) ?? [])].sort()).to.deep.equal(want(true).sort());
+        for (const f of resource.fields) {
+          const substring = f.spec.search || lookupsOf(f).includes('icontains');
+          if (f.column) expect(want(true).includes(f.column), `trigram index on ${f.column}`).to.equal(!!substring);
+        }
         for (const f of resource.fields) {
           if (f.column && typeOf(f.spec).column(f.spec).type === 'boolean') {
             expect(have.filter((cols) => cols.split(',')[0] === f.column), `index on boolean ${f.column}`).to.deep.equal([]);

@@ -56,6 +56,8 @@ describe('start-up settings and failures', function () {
       [{ TRUST_PROXY: 'sometimes' }, 'Invalid setting TRUST_PROXY="sometimes": expected true or false.'],
       [{ MAX_LIST_ROWS: '0' }, 'Invalid setting MAX_LIST_ROWS="0": expected a number of records from 1 to 999999999 (unset: no cap).'],
       [{ MAX_LIST_ROWS: 'lots' }, 'Invalid setting MAX_LIST_ROWS="lots": expected a number of records from 1 to 999999999 (unset: no cap).'],
+      [{ PRINCIPAL_CACHE_MS: '-1' }, 'Invalid setting PRINCIPAL_CACHE_MS="-1": expected a whole number of milliseconds (0: no cache).'],
+      [{ PRINCIPAL_CACHE_MS: '5s' }, 'Invalid setting PRINCIPAL_CACHE_MS="5s": expected a whole number of milliseconds (0: no cache).'],
       [{ DATABASE_URL: 'localhost:5432/bms' }, 'Invalid setting DATABASE_URL="localhost:5432/bms": expected a PostgreSQL URL such as postgres://user:password@host:5432/database.'],
       // the password is not shown
       [{ DATABASE_URL: 'mysql://app:s3cret@db/bms' }, 'Invalid setting DATABASE_URL="mysql://app:***@db/bms": expected a PostgreSQL URL such as postgres://user:password@host:5432/database.'],

@@ -6,12 +6,15 @@
  * the same list.
  */
 import type { Lookup } from '../declare/index.js';
+import type { EnumField } from '../declare/fields.js';
 import { typeOf, type FieldType, type Parsed, type Schema } from '../fields/index.js';
 import { dateTimeType } from '../fields/temporal.js';
 import { parseChoice, parseInteger } from '../fields/values.js';
-import type { Field, Resource } from '../registry/resource.js';
-import { col, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
+import { findForeignKey, type Field, type Resource } from '../registry/resource.js';
+import { col, containsPattern, FALSE, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 import { ROW, expressionOf } from '../storage/serialise.js';
+
+type Derived = NonNullable<EnumField['derived']>;
 
 export interface Filter {
   param: string;
@@ -46,9 +49,14 @@ interface Target {
   expr: string;
   type: FieldType;
   spec: Field['spec'];
+  /** A derived field's value among some: a condition on the stored key it derives through (see derivedAmong). */
+  among?: (values: unknown[]) => Fragment;
 }
 
 const bind = (t: Target) => `?${t.type.cast ?? ''}`;
+/** `exact` and `in`: the value is one of `values`. */
+const among = (t: Target, values: unknown[]): Fragment =>
+  t.among?.(values) ?? (values.length === 1 ? frag(`${t.expr} = ${bind(t)}`, values) : frag(`${t.expr} in (${values.map(() => bind(t)).join(', ')})`, values));
 const parseBound = (t: Target) => (raw: string) => (t.type.bound ? t.type.bound.parse(raw) : t.type.filterValue(t.spec, raw));
 const boundWhere = (t: Target, op: '>=' | '<=', value: unknown): Fragment => {
   if (t.type.bound) {
@@ -78,24 +86,21 @@ const LOOKUPS: Record<Lookup, (t: Target) => LookupFilter> = {
     description: `Only records whose ${t.name} is this value.`,
     schema: t.type.filterSchema(t.spec),
     parse: (raw) => t.type.filterValue(t.spec, raw),
-    where: (v) => frag(`${t.expr} = ${bind(t)}`, [v]),
+    where: (v) => among(t, [v]),
   }),
   icontains: (t) => ({
     suffix: '__icontains',
     description: `Case-insensitive substring match on ${t.name}.`,
     schema: { type: 'string' },
     parse: (raw) => ({ ok: true, value: raw }),
-    where: (v) => frag(`strpos(lower(${t.expr}), lower(?)) > 0`, [v]),
+    where: (v) => frag(`${t.expr} ilike ?`, [containsPattern(v as string)]),
   }),
   in: (t) => ({
     suffix: '__in',
     description: `Only records whose ${t.name} is one of these comma-separated values.`,
     schema: list(t.type.filterSchema(t.spec)),
     parse: (raw) => parseList(raw, (v) => t.type.filterValue(t.spec, v)),
-    where: (v) => {
-      const values = v as unknown[];
-      return frag(`${t.expr} in (${values.map(() => bind(t)).join(', ')})`, values);
-    },
+    where: (v) => among(t, v as unknown[]),
   }),
   gte: (t) => boundLookup(t, '>=', '_from', 'on or after'),
   lte: (t) => boundLookup(t, '<=', '_to', 'on or before'),
@@ -123,8 +128,24 @@ export function lookupsOf(f: Field): readonly Lookup[] {
   return f.spec.lookups ?? typeOf(f.spec).defaultLookups(f.spec, f.filterable);
 }
 
+/**
+ * A derived field among `values` as the key it derives through: `tracker_id in (select id from
+ * issue_tracker where visibility in (…))` with the source values that map to them. The key's index
+ * serves that, where the derived value would be computed for every row.
+ */
+function derivedAmong(resource: Resource, derived: Derived): (values: unknown[]) => Fragment {
+  const fk = findForeignKey(resource, derived.via)!;
+  return (values) => {
+    const sources = Object.keys(derived.map).filter((from) => values.includes(derived.map[from]));
+    if (!sources.length) return FALSE;
+    const source = `select d.id from ${q(fk.target.table)} d where ${col('d', derived.field)} in (${sources.map(() => '?').join(', ')})`;
+    return frag(`${col(ROW, fk.column)} in (${source})`, sources);
+  };
+}
+
 function fieldFilters(resource: Resource, f: Field): Filter[] {
   const target: Target = { name: f.name, expr: expressionOf(resource, f), type: typeOf(f.spec) as FieldType, spec: f.spec };
+  if (f.spec.type === 'enum' && f.spec.derived) target.among = derivedAmong(resource, f.spec.derived);
   const lookups = lookupsOf(f);
   // the first of exact and icontains takes the field's own name, as today's filters do
   const bare = lookups.find((l) => l === 'exact' || l === 'icontains');

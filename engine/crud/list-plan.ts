@@ -4,7 +4,7 @@
  */
 import { emptyMap, ValidationError, type FieldErrors } from '../errors.js';
 import type { Resource } from '../registry/resource.js';
-import { col, frag, joinFragments, type Fragment } from '../storage/sql.js';
+import { col, containsPattern, frag, joinFragments, type Fragment } from '../storage/sql.js';
 import { ROW } from '../storage/serialise.js';
 import { filterConditions, type Filter } from './filters.js';
 import { orderColumn, type OrderColumn, type OrderTerm } from './keyset.js';
@@ -36,11 +36,12 @@ export function searchColumns(resource: Resource): string[] {
   return resource.fields.filter((f) => f.spec.search && f.column).map((f) => col(ROW, f.column!));
 }
 
+/** Every word in one of the columns: an `or` per word that trigram indexes serve (a null column matches nothing). */
 function searchCondition(columns: string[], text: string): Fragment[] {
   return text
     .split(/\s+/)
     .filter(Boolean)
-    .map((word) => joinFragments(columns.map((c) => frag(`strpos(lower(coalesce(${c}, '')), lower(?)) > 0`, [word])), 'or'));
+    .map((word) => joinFragments(columns.map((c) => frag(`${c} ilike ?`, [containsPattern(word)])), 'or'));
 }
 
 /** The terms of `spec`, then id; undefined when a name is not orderable. */

@@ -1,6 +1,7 @@
 /**
  * The Koa application: request log → error rendering → path conventions → health → public
- * endpoints → authentication → routes → 404. Everything is built once from the registry.
+ * endpoints → the route table (authentication, then the route) → 404. Everything is built once
+ * from the registry.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -9,8 +10,10 @@ import { createAjv } from '../crud/validator.js';
 import { ResourceService } from '../crud/service.js';
 import type { Logger } from '../log.js';
 import type { Registry } from '../registry/registry.js';
+import { PrincipalCache } from '../auth/principal-cache.js';
 import { sessionMiddleware } from '../auth/sessions.js';
-import { authenticate, notFoundAfterAuthentication } from './authenticate.js';
+import { TokenAuthenticator } from '../auth/token-auth.js';
+import { authenticator, notFoundAfterAuthentication } from './authenticate.js';
 import { mountAuthRoutes } from './auth-routes.js';
 import { mountBatch } from './batch-routes.js';
 import { mountFavicon } from './favicon.js';
@@ -21,6 +24,7 @@ import { redirectDeprecated, stripTrailingSlash } from './paths.js';
 import { renderErrors } from './render-errors.js';
 import { requestLog } from './request-log.js';
 import { mountResource } from './resource-routes.js';
+import { RouteTable } from './route-table.js';
 
 export interface Services {
   db: Knex;
@@ -32,6 +36,8 @@ export interface Services {
   trustProxy?: boolean;
   /** MAX_LIST_ROWS: the most records one list answer holds. */
   maxListRows?: number;
+  /** Token principals kept between requests; none kept without one. */
+  principals?: PrincipalCache;
 }
 
 export interface App {
@@ -39,7 +45,7 @@ export interface App {
   services: Map<string, ResourceService>;
 }
 
-export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows }: Services): App {
+export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows, principals = new PrincipalCache(0) }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
@@ -53,20 +59,20 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   mountFavicon(publicRouter);
   mountSchema(publicRouter, registry, services);
 
-  const router = new Router({ sensitive: true });
-  // router middleware runs only when one of its routes matched: every protected route authenticates
-  router.use(authenticate(db));
-  mountAuthRoutes(publicRouter, router, { db, registry, ajv, secureCookies });
-  for (const service of services.values()) mountResource(router, service);
-  for (const batch of registry.batches) mountBatch(router, batch, services.get(batch.resource.key)!);
+  const session = sessionMiddleware(koa, db, secureCookies);
+  const authenticate = authenticator(db, new TokenAuthenticator(db, principals), session);
+  const routes = new RouteTable();
+  mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies, session });
+  for (const service of services.values()) mountResource(routes, service);
+  for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!);
 
   koa.use(requestLog(log));
   koa.use(renderErrors);
   koa.use(redirectDeprecated(registry.redirects));
   koa.use(stripTrailingSlash);
-  koa.use(sessionMiddleware(koa, db, secureCookies));
   koa.use(publicRouter.routes());
-  koa.use(router.routes());
-  koa.use(notFoundAfterAuthentication(db));
+  // every route of the table authenticates first
+  koa.use(routes.middleware(authenticate));
+  koa.use(notFoundAfterAuthentication(authenticate));
   return { koa, services };
 }

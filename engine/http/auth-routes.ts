@@ -3,7 +3,7 @@
  * `me`, and the caller's own API tokens (`/api/auth/tokens`), whose value is shown once.
  */
 import type Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Knex } from 'knex';
 import type { Ajv } from 'ajv';
 import { verifyPassword } from '../auth/passwords.js';
@@ -19,12 +19,15 @@ import type { Registry } from '../registry/registry.js';
 import { isoTimestamp } from '../fields/values.js';
 import { readJsonBody } from './json-body.js';
 import { methods } from './resource-routes.js';
+import type { RouteTable } from './route-table.js';
 
 export interface AuthDeps {
   db: Knex;
   registry: Registry;
   ajv: Ajv;
   secureCookies: boolean;
+  /** The session middleware, which sign-in runs (the protected routes get it from authentication). */
+  session: Middleware;
 }
 
 export const LOGIN_SCHEMA = {
@@ -52,7 +55,7 @@ function validated<T>(validate: ReturnType<typeof compileBodyValidator>, body: u
   return body as T;
 }
 
-export function mountAuthRoutes(publicRouter: Router, router: Router, deps: AuthDeps): void {
+export function mountAuthRoutes(publicRouter: Router, routes: RouteTable, deps: AuthDeps): void {
   const { db, registry, secureCookies } = deps;
   const userResource = registry.get('user');
   const validateLogin = compileBodyValidator(deps.ajv, LOGIN_SCHEMA);
@@ -64,37 +67,35 @@ export function mountAuthRoutes(publicRouter: Router, router: Router, deps: Auth
     permissions: [...(user.isSuperuser ? registry.permissionNames : user.permissions)].sort(),
   });
 
-  publicRouter.all(
-    '/api/auth/login',
-    methods({
-      POST: async (ctx: Context) => {
-        requireSecureTransport(ctx, secureCookies);
-        const { username, password } = validated<{ username: string; password: string }>(validateLogin, await readJsonBody(ctx));
-        const keys: ThrottleKey[] = [
-          { kind: 'user', value: username },
-          { kind: 'addr', value: ctx.ip },
-        ];
-        const wait = await retryAfter(db, keys);
-        if (wait > 0) throw throttled(wait);
-        const row = (await db('users').where({ username }).first('id', 'password', 'is_active')) as
-          | { id: number; password: string | null; is_active: boolean }
-          | undefined;
-        // the same answer, after the same work, for an unknown user, a wrong password and an inactive user
-        const valid = await verifyPassword(password, row?.password);
-        if (!row || !valid || !row.is_active) {
-          await recordFailure(db, keys);
-          throw new ValidationError({ non_field_errors: ['Unable to log in with provided credentials.'] });
-        }
-        await clearFailures(db, keys[0]!);
-        await db('users').where({ id: row.id }).update({ last_login: db.fn.now() });
-        await db('sessions').where('expires', '<', db.fn.now()).delete();
-        await signIn(ctx, row.id, secureCookies);
-        ctx.body = await me((await loadPrincipal(db, (qb) => void qb.where('u.id', row.id)))!);
-      },
-    }),
-  );
+  const login = methods({
+    POST: async (ctx: Context) => {
+      requireSecureTransport(ctx, secureCookies);
+      const { username, password } = validated<{ username: string; password: string }>(validateLogin, await readJsonBody(ctx));
+      const keys: ThrottleKey[] = [
+        { kind: 'user', value: username },
+        { kind: 'addr', value: ctx.ip },
+      ];
+      const wait = await retryAfter(db, keys);
+      if (wait > 0) throw throttled(wait);
+      const row = (await db('users').where({ username }).first('id', 'password', 'is_active')) as
+        | { id: number; password: string | null; is_active: boolean }
+        | undefined;
+      // the same answer, after the same work, for an unknown user, a wrong password and an inactive user
+      const valid = await verifyPassword(password, row?.password);
+      if (!row || !valid || !row.is_active) {
+        await recordFailure(db, keys);
+        throw new ValidationError({ non_field_errors: ['Unable to log in with provided credentials.'] });
+      }
+      await clearFailures(db, keys[0]!);
+      await db('users').where({ id: row.id }).update({ last_login: db.fn.now() });
+      await db('sessions').where('expires', '<', db.fn.now()).delete();
+      await signIn(ctx, row.id, secureCookies);
+      ctx.body = await me((await loadPrincipal(db, (qb) => void qb.where('u.id', row.id)))!);
+    },
+  });
+  publicRouter.all('/api/auth/login', deps.session, (ctx) => login(ctx, undefined));
 
-  router.all(
+  routes.add(
     '/api/auth/logout',
     methods({
       POST: async (ctx) => {
@@ -105,7 +106,7 @@ export function mountAuthRoutes(publicRouter: Router, router: Router, deps: Auth
     }),
   );
 
-  router.all(
+  routes.add(
     '/api/auth/me',
     methods({
       GET: async (ctx, user) => {
@@ -122,7 +123,7 @@ export function mountAuthRoutes(publicRouter: Router, router: Router, deps: Auth
     db.raw(`${isoTimestamp('expires')} as expires`),
   ];
 
-  router.all(
+  routes.add(
     '/api/auth/tokens',
     methods({
       GET: async (ctx, user) => {
@@ -138,11 +139,11 @@ export function mountAuthRoutes(publicRouter: Router, router: Router, deps: Auth
     }),
   );
 
-  router.all(
+  routes.add(
     '/api/auth/tokens/:id',
     methods({
-      DELETE: async (ctx, user) => {
-        const id = Number((ctx.params as { id: string }).id);
+      DELETE: async (ctx, user, raw) => {
+        const id = Number(raw);
         // `returning` rather than the affected-row count, which PGlite does not report
         const deleted = Number.isInteger(id) && id > 0 && id <= 2147483647 ? await db('api_tokens').where({ id, user_id: user.id }).delete().returning('id') : [];
         if (deleted.length === 0) throw notFound();

@@ -1,20 +1,19 @@
 /**
- * Authentication (CONTRACT 4, 6). Every protected route runs `authenticate` first (it is mounted on
- * the protected router, so the matched route decides, not a string prefix): a token header wins;
- * otherwise the session cookie, whose writes must carry the CSRF token. The principal lands in
- * `ctx.state.user`. A path no route matched answers 404, under `/api` only after credentials, so
- * the answer does not tell an anonymous caller which paths exist.
+ * Authentication (CONTRACT 4, 6). Every protected route runs `authenticate` first (the route table
+ * runs it for the routes it matched, so the matched route decides, not a string prefix): a token
+ * header wins, and such a request never reads the session store; otherwise the session cookie,
+ * whose writes must carry the CSRF token. The principal lands in `ctx.state.user`. A path no route
+ * matched answers 404, under `/api` only after credentials, so the answer does not tell an
+ * anonymous caller which paths exist.
  */
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import type { Knex } from 'knex';
 import { notAuthenticated, notFound } from '../errors.js';
-import { authenticateToken, tokenKeyOf } from '../auth/token-auth.js';
+import { tokenKeyOf, type TokenAuthenticator } from '../auth/token-auth.js';
 import { checkCsrf, currentSessionId, sessionUserId } from '../auth/sessions.js';
 import { loadPrincipal, type Principal } from '../auth/users.js';
 
-async function principalOf(db: Knex, ctx: Context): Promise<Principal> {
-  const key = tokenKeyOf(ctx.get('Authorization') || undefined);
-  if (key !== undefined) return authenticateToken(db, key);
+async function sessionPrincipal(db: Knex, ctx: Context): Promise<Principal> {
   const userId = sessionUserId(ctx);
   // an inactive or deleted user's session simply stops authenticating
   const user = userId === undefined ? undefined : await loadPrincipal(db, (qb) => void qb.where('u.id', userId));
@@ -23,17 +22,25 @@ async function principalOf(db: Knex, ctx: Context): Promise<Principal> {
   return { ...user, sessionId: currentSessionId(ctx) };
 }
 
-export function authenticate(db: Knex) {
+/** `session` is the session middleware: it runs around the rest of the request only when there is no token. */
+export function authenticator(db: Knex, tokens: TokenAuthenticator, session: Middleware): Middleware {
   return async (ctx: Context, next: Next): Promise<void> => {
-    ctx.state.user = await principalOf(db, ctx);
-    return next();
+    const key = tokenKeyOf(ctx.get('Authorization') || undefined);
+    if (key !== undefined) {
+      ctx.state.user = await tokens.authenticate(key);
+      return next();
+    }
+    await session(ctx, async () => {
+      ctx.state.user = await sessionPrincipal(db, ctx);
+      await next();
+    });
   };
 }
 
-export function notFoundAfterAuthentication(db: Knex) {
+export function notFoundAfterAuthentication(authenticate: Middleware) {
   return async (ctx: Context): Promise<void> => {
     if (ctx.body !== undefined || ctx.status !== 404) return;
-    if (ctx.path === '/api' || ctx.path.startsWith('/api/')) ctx.state.user = await principalOf(db, ctx);
+    if (ctx.path === '/api' || ctx.path.startsWith('/api/')) await authenticate(ctx, async () => undefined);
     throw notFound();
   };
 }

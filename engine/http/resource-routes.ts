@@ -3,7 +3,6 @@
  * (GET, PUT, PATCH, DELETE), plus `/transitions` for resources with a lifecycle. The model
  * permission is checked before anything else is read; other methods get 405 with `Allow`.
  */
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Principal } from '../auth/users.js';
 import { emptyMap, methodNotAllowed, notFound, permissionDenied } from '../errors.js';
@@ -12,8 +11,10 @@ import type { ResourceService } from '../crud/service.js';
 import { readJsonBody } from './json-body.js';
 import { sendJson, sendJsonArray } from './json-response.js';
 import { listHeaders } from './list-headers.js';
+import type { Route, RouteTable } from './route-table.js';
 
-type Handler = (ctx: Context, user: Principal) => Promise<void>;
+/** `id`: the path's `:id` segment, unchecked. */
+type Handler = (ctx: Context, user: Principal, id: string | undefined) => Promise<void>;
 
 const ACTION_OF: Record<string, Action> = { GET: 'view', HEAD: 'view', POST: 'add', PUT: 'change', PATCH: 'change', DELETE: 'delete' };
 
@@ -28,16 +29,16 @@ export function queryOf(ctx: Context): Record<string, string> {
   return out;
 }
 
-function idOf(ctx: Context): number {
-  const raw = (ctx.params as Record<string, string>).id ?? '';
+function idOf(given: string | undefined): number {
+  const raw = given ?? '';
   if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2147483647 || Number(raw) < 1) throw notFound();
   return Number(raw);
 }
 
 /** Dispatches by method for the signed-in user; answers OPTIONS and refuses what the path does not offer. */
-export function methods(handlers: Partial<Record<string, Handler>>) {
+export function methods(handlers: Partial<Record<string, Handler>>): Route {
   const allowed = Object.keys(handlers);
-  return async (ctx: Context): Promise<void> => {
+  return async (ctx, id) => {
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
     if (method === 'OPTIONS') {
       ctx.set('Allow', [...allowed, 'OPTIONS'].join(', '));
@@ -46,7 +47,7 @@ export function methods(handlers: Partial<Record<string, Handler>>) {
     }
     const handler = handlers[method];
     if (!handler) throw methodNotAllowed(ctx.method, allowed);
-    await handler(ctx, ctx.state.user as Principal);
+    await handler(ctx, ctx.state.user as Principal, id);
   };
 }
 
@@ -55,18 +56,18 @@ export function dispatch(service: ResourceService, handlers: Partial<Record<stri
   const guarded = Object.fromEntries(
     Object.entries(handlers).map(([method, handler]) => [
       method,
-      async (ctx: Context, user: Principal) => {
+      async (ctx: Context, user: Principal, id: string | undefined) => {
         if (!mayPerform(user, service.resource.permissions[ACTION_OF[method]!])) throw permissionDenied();
-        await handler!(ctx, user);
+        await handler!(ctx, user, id);
       },
     ]),
   );
   return methods(guarded);
 }
 
-export function mountResource(router: Router, service: ResourceService): void {
+export function mountResource(routes: RouteTable, service: ResourceService): void {
   const { path } = service.resource;
-  router.all(
+  routes.add(
     path,
     dispatch(service, {
       GET: async (ctx, user) => {
@@ -78,30 +79,30 @@ export function mountResource(router: Router, service: ResourceService): void {
       },
     }),
   );
-  router.all(
+  routes.add(
     `${path}/:id`,
     dispatch(service, {
-      GET: async (ctx, user) => {
-        sendJson(ctx, await service.retrieve(user, idOf(ctx)));
+      GET: async (ctx, user, id) => {
+        sendJson(ctx, await service.retrieve(user, idOf(id)));
       },
-      PUT: async (ctx, user) => {
-        sendJson(ctx, await service.update(user, idOf(ctx), await readJsonBody(ctx), false));
+      PUT: async (ctx, user, id) => {
+        sendJson(ctx, await service.update(user, idOf(id), await readJsonBody(ctx), false));
       },
-      PATCH: async (ctx, user) => {
-        sendJson(ctx, await service.update(user, idOf(ctx), await readJsonBody(ctx), true));
+      PATCH: async (ctx, user, id) => {
+        sendJson(ctx, await service.update(user, idOf(id), await readJsonBody(ctx), true));
       },
-      DELETE: async (ctx, user) => {
-        await service.destroy(user, idOf(ctx));
+      DELETE: async (ctx, user, id) => {
+        await service.destroy(user, idOf(id));
         ctx.status = 204;
       },
     }),
   );
   if (service.hasStates) {
-    router.all(
+    routes.add(
       `${path}/:id/transitions`,
       dispatch(service, {
-        GET: async (ctx, user) => {
-          ctx.body = await service.stateLog(user, idOf(ctx));
+        GET: async (ctx, user, id) => {
+          ctx.body = await service.stateLog(user, idOf(id));
         },
       }),
     );

@@ -1,11 +1,12 @@
 /**
  * The schema a database has, read from pg_catalog: every table of the current schema with its
  * columns (type as format_type spells it, shortened), nullability, defaults, primary key, foreign
- * keys with delete rules, enum CHECKs, unique constraints and indexes, and whether it carries the
- * managed mark. Lists are aggregated as JSON, which pg and PGlite both parse alike.
+ * keys with delete rules, enum CHECKs, unique constraints, b-tree and trigram indexes (other kinds
+ * are left alone, as expression and partial indexes are), and whether it carries the managed mark.
+ * Lists are aggregated as JSON, which pg and PGlite both parse alike.
  */
 import type { Knex } from 'knex';
-import { MANAGED, NOW, RANDOM_UUID, SERIAL, shortType, type Check, type DeleteAction, type Default, type Schema, type Table } from './model.js';
+import { MANAGED, NOW, RANDOM_UUID, SERIAL, TRIGRAM, shortType, type Check, type DeleteAction, type Default, type Schema, type Table } from './model.js';
 
 interface ColumnRow {
   table: string;
@@ -35,6 +36,10 @@ interface IndexRow {
   constrained: boolean;
   /** On expressions or partial: beyond what declarations express. */
   special: boolean;
+  /** Access method: `btree`, `gin` … */
+  method: string;
+  /** Per column, its operator class where not the type's default (`gin_trgm_ops`), else null. */
+  opclasses: (string | null)[];
 }
 
 const ACTIONS: Record<string, DeleteAction> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL' };
@@ -73,8 +78,10 @@ export async function readSchema(db: Knex): Promise<Schema> {
     left join pg_class f on f.oid = k.confrelid where ${IN_SCHEMA} order by k.conname`)).rows as ConstraintRow[];
   const indexes = (await db.raw(`select c.relname as table, i.relname as name, x.indisunique as unique,
       exists (select 1 from pg_constraint k where k.conindid = x.indexrelid and k.conrelid = x.indrelid) as constrained,
-      (x.indexprs is not null or x.indpred is not null) as special, ${COLUMNS_OF('x.indkey::int2[]', 'x.indrelid')} as columns
-    from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class c on c.oid = x.indrelid
+      (x.indexprs is not null or x.indpred is not null) as special, ${COLUMNS_OF('x.indkey::int2[]', 'x.indrelid')} as columns,
+      am.amname as method, (select json_agg(case when o.opcdefault then null else o.opcname end order by u.i)
+        from unnest(x.indclass::oid[]) with ordinality u(oid, i) join pg_opclass o on o.oid = u.oid) as opclasses
+    from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class c on c.oid = x.indrelid join pg_am am on am.oid = i.relam
     join pg_namespace n on n.oid = c.relnamespace where ${IN_SCHEMA} order by i.relname`)).rows as IndexRow[];
 
   const schema: Schema = new Map();
@@ -91,11 +98,19 @@ export async function readSchema(db: Knex): Promise<Schema> {
     else if (k.type === 'c') t.checks.push(checkOf(k));
   }
   for (const x of indexes) {
-    if (x.constrained || x.special) continue;
+    const kind = kindOf(x);
+    if (x.constrained || x.special || !kind) continue;
     if (x.unique) table(x.table).uniques.push({ columns: x.columns, name: x.name, constraint: false });
-    else table(x.table).indexes.push({ columns: x.columns, name: x.name });
+    else table(x.table).indexes.push({ columns: x.columns, name: x.name, ...(kind === 'trigram' && { trigram: true }) });
   }
   return schema;
+}
+
+/** A b-tree on default operators, or a trigram GIN; undefined for any other kind, which declarations never make. */
+function kindOf(x: IndexRow): 'btree' | 'trigram' | undefined {
+  if (x.method === 'btree' && x.opclasses.every((o) => o === null)) return 'btree';
+  if (x.method === TRIGRAM.method && x.opclasses.every((o) => o === TRIGRAM.opclass)) return 'trigram';
+  return undefined;
 }
 
 function checkOf(k: ConstraintRow): Check {

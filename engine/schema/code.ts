@@ -4,7 +4,7 @@
  * every change to an existing one. Generated files name every column, type and constraint
  * themselves: they import no helper whose later change would change what an old migration does.
  */
-import { MANAGED, ident, literal, valueSql, type Check, type Column, type Default, type ForeignKey, type Table } from './model.js';
+import { MANAGED, TRIGRAM, ident, indexName, literal, valueSql, type Check, type Column, type Default, type ForeignKey, type Index, type Table } from './model.js';
 
 /** A JavaScript string literal. */
 export const js = (text: string): string => `'${text.replace(/[\\']/g, '\\$&').replace(/\n/g, '\\n').replace(/\r/g, '\\r')}'`;
@@ -45,6 +45,12 @@ export const foreignKeySql = (fk: ForeignKey): string =>
 
 export const defaultSql = (d: Default): string => (d.value !== undefined ? valueSql(d.value) : d.sql);
 
+/** `create [unique] index` of `index` on `table`: a b-tree, or GIN with pg_trgm's operators on each column. */
+export function createIndexSql(table: string, index: Index, name: string, unique = false): string {
+  const columns = index.columns.map((c) => (index.trigram ? `${ident(c)} ${TRIGRAM.opclass}` : ident(c))).join(', ');
+  return `create ${unique ? 'unique ' : ''}index ${ident(name)} on ${ident(table)}${index.trigram ? ` using ${TRIGRAM.method}` : ''} (${columns})`;
+}
+
 /** Column definition for `add column`: type, nullability, default. */
 export function columnSql(c: Column): string {
   const parts = [ident(c.name), c.type];
@@ -76,7 +82,10 @@ export function createTable(table: Table, later: ReadonlySet<string> = new Set()
     if (!later.has(fk.table)) body.push(`t.foreign(${js(fk.column)}).references(${js(`${fk.table}.id`)}).onDelete(${js(fk.onDelete)});`);
   }
   for (const k of table.checks) if (!inlineChecks.has(k)) body.push(`t.check(${js(checkSql(k).replace(/^check /i, ''))});`);
-  for (const x of table.indexes) body.push(`t.index(${list(x.columns)});`);
-  lines.push(...body.map((l) => `  ${l}`), '});', raw(`comment on table ${ident(table.name)} is ${literal(MANAGED)}`));
+  for (const x of table.indexes) if (!x.trigram) body.push(`t.index(${list(x.columns)});`);
+  lines.push(...body.map((l) => `  ${l}`), '});');
+  // Knex's builder has no operator classes
+  for (const x of table.indexes) if (x.trigram) lines.push(raw(createIndexSql(table.name, x, indexName(table.name, x))));
+  lines.push(raw(`comment on table ${ident(table.name)} is ${literal(MANAGED)}`));
   return lines;
 }

@@ -3,10 +3,8 @@
  * nothing on disk, so the comparison runs anywhere, CI included), its catalogue is read, and the
  * difference to the declared schema is returned as changes.
  */
-import { PGlite } from '@electric-sql/pglite';
-import knexFactory, { type Knex } from 'knex';
-import ClientPgLite from 'knex-pglite';
 import type { Registry } from '../registry/registry.js';
+import { embeddedDatabase } from '../storage/connect.js';
 import { migrateLatest } from '../storage/migrate.js';
 import { readSchema } from './catalogue.js';
 import { desiredSchema } from './desired.js';
@@ -15,7 +13,7 @@ import { settleDefaults } from './settle.js';
 
 export async function compareWithMigrations(registry: Registry): Promise<Change[]> {
   const want = desiredSchema(registry.resources);
-  const db = knexFactory({ client: ClientPgLite, dialect: 'postgres', connection: { pglite: new PGlite() } } as unknown as Knex.Config);
+  const db = embeddedDatabase();
   try {
     await migrateLatest(db);
     const have = await readSchema(db);

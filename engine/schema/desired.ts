@@ -1,8 +1,8 @@
 /**
  * The schema the declarations want: per resource its record columns, a column per stored field
  * (type from the field type, NOT NULL unless nullable, the declared default as the database
- * default, UNIQUE, a CHECK on enum values), an indexed `<name>_id` per foreign key with its delete
- * rule, the indexes of index-policy.ts, and a join table per many-to-many (composite key, both
+ * default, UNIQUE, a CHECK on enum values), a `<name>_id` per foreign key with its delete rule,
+ * the indexes of index-policy.ts, and a join table per many-to-many (composite key, both
  * sides cascading, the second column indexed). A join table declared from both of its sides is
  * one table, keyed as first declared.
  */
@@ -38,7 +38,6 @@ function recordTable(resource: Resource, usersTable: string): Table {
   t.primaryKey = ['id'];
   t.uniques.push({ columns: ['uuid'] }, { columns: ['remote_key'] });
   t.foreignKeys.push({ column: 'created_by', table: usersTable, onDelete: 'SET NULL' });
-  t.indexes.push({ columns: ['created_by'] }, { columns: ['created'] }, { columns: ['modified'] });
   return t;
 }
 
@@ -61,7 +60,7 @@ function addFields(t: Table, resource: Resource): void {
     t.columns.push({ name: fk.column, type: 'integer', nullable: !fk.required, default: null });
     t.foreignKeys.push({ column: fk.column, table: fk.target.table, onDelete: ON_DELETE[fk.spec.onDelete] });
   }
-  t.indexes.push(...indexesOf(resource).map((columns) => ({ columns })));
+  t.indexes.push(...indexesOf(resource));
 }
 
 function joinTables(schema: Schema, resource: Resource): void {

@@ -5,10 +5,11 @@
  * phases, so a constraint goes before its column changes type, a table exists before a key
  * points at it, and columns and tables are dropped last.
  */
-import { checkSql, columnSql, createTable, defaultSql, foreignKeySql, js, raw } from './code.js';
-import { MANAGED, constraintName, ident, literal, type Check, type Column, type Schema, type Table } from './model.js';
+import { checkSql, columnSql, createIndexSql, createTable, defaultSql, foreignKeySql, js, raw } from './code.js';
+import { MANAGED, TRIGRAM, constraintName, ident, indexName, literal, type Check, type Column, type Index, type Schema, type Table } from './model.js';
 
 export enum Phase {
+  Extensions,
   DropConstraints,
   CreateTables,
   AlterColumns,
@@ -150,24 +151,38 @@ function constraintChanges(want: Table, have: Table): Change[] {
   for (const u of have.uniques) {
     if (want.uniques.some((w) => key(w.columns) === key(u.columns))) continue;
     if (u.constraint) drop('unique', `(${key(u.columns)})`, u.name!, `unique (${u.columns.map(ident).join(', ')})`);
-    else changes.push(indexChange(t, u.columns, u.name!, 'drop', true));
+    else changes.push(indexChange(t, u, u.name!, 'drop', true));
   }
   for (const u of want.uniques) {
     if (!have.uniques.some((h) => key(h.columns) === key(u.columns))) add('unique', `(${key(u.columns)})`, constraintName(t, u.columns, 'unique'), `unique (${u.columns.map(ident).join(', ')})`);
   }
-  for (const x of have.indexes) if (!want.indexes.some((w) => key(w.columns) === key(x.columns))) changes.push(indexChange(t, x.columns, x.name!, 'drop'));
+  const indexKey = (x: Index) => `${x.trigram ? 'trigram' : 'btree'} ${key(x.columns)}`;
+  for (const x of have.indexes) if (!want.indexes.some((w) => indexKey(w) === indexKey(x))) changes.push(indexChange(t, x, x.name!, 'drop'));
   for (const x of want.indexes) {
-    if (!have.indexes.some((h) => key(h.columns) === key(x.columns))) changes.push(indexChange(t, x.columns, constraintName(t, x.columns, 'index'), 'add'));
+    if (!have.indexes.some((h) => indexKey(h) === indexKey(x))) changes.push(indexChange(t, x, indexName(t, x), 'add'));
   }
   return changes;
 }
 
-function indexChange(t: string, columns: readonly string[], name: string, action: 'add' | 'drop', unique = false): Change {
-  const create = raw(`create ${unique ? 'unique ' : ''}index ${ident(name)} on ${ident(t)} (${columns.map(ident).join(', ')})`);
+function indexChange(t: string, index: Index, name: string, action: 'add' | 'drop', unique = false): Change {
+  const create = raw(createIndexSql(t, index, name, unique));
   const remove = raw(`drop index ${ident(name)}`);
-  const kind = `${action} ${unique ? 'unique ' : ''}index`;
-  const summary = { table: t, action: kind, summary: `${t}: ${kind} (${columns.join(', ')})` };
+  const kind = `${action} ${unique ? 'unique ' : index.trigram ? 'trigram ' : ''}index`;
+  const summary = { table: t, action: kind, summary: `${t}: ${kind} (${index.columns.join(', ')})` };
   return action === 'add' ? { ...summary, phase: Phase.AddConstraints, up: [create], down: [remove] } : { ...summary, phase: Phase.DropConstraints, up: [remove], down: [create] };
+}
+
+/**
+ * pg_trgm before the first trigram index a migration makes, in a table it creates or one it
+ * changes. `if not exists`: an earlier migration, or the database's administrator, may have
+ * created it. A database owner may create it (a trusted extension since PostgreSQL 13). It stays
+ * on down(): other objects may use it.
+ */
+function trigramExtension(changes: readonly Change[], created: readonly Table[]): Change[] {
+  const needing = [...created.filter((t) => t.indexes.some((x) => x.trigram)).map((t) => t.name), ...changes.filter((c) => c.action === 'add trigram index').map((c) => c.table)];
+  if (!needing.length) return [];
+  const sql = `create extension if not exists ${TRIGRAM.extension}`;
+  return [{ table: needing[0]!, action: 'create extension', summary: `${sql} (trigram indexes)`, phase: Phase.Extensions, up: [raw(sql)], down: [`// ${TRIGRAM.extension} stays: other objects may use it`] }];
 }
 
 /** A declared table exists but is not managed, after the first adoption: an engine table, or one made by hand. */
@@ -201,6 +216,7 @@ export function diffSchemas(want: Schema, have: Schema): Change[] {
       });
     }
   }
+  changes.push(...trigramExtension(changes, created));
   // stable: by phase, then as found (tables in declaration order)
   return changes.map((c, i) => ({ c, i })).sort((a, b) => a.c.phase - b.c.phase || a.i - b.i).map(({ c }) => c);
 }

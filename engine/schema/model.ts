@@ -54,7 +54,15 @@ export interface Check {
 export interface Index {
   columns: readonly string[];
   name?: string;
+  /**
+   * GIN over trigrams (`using gin (col gin_trgm_ops)`, pg_trgm), which serves `ilike '%…%'`;
+   * absent: a b-tree with the columns' default operators (equality, ranges, order).
+   */
+  trigram?: boolean;
 }
+
+/** What a trigram index is made of, as the catalogue names it. */
+export const TRIGRAM = { method: 'gin', opclass: 'gin_trgm_ops', extension: 'pg_trgm' } as const;
 
 export interface Unique {
   columns: readonly string[];
@@ -98,8 +106,14 @@ export function shortType(formatted: string): string {
   return formatted;
 }
 
-/** Knex's default constraint and index names (`<table>_<columns>_<suffix>`), cut as PostgreSQL cuts identifiers. */
-export function constraintName(table: string, columns: readonly string[], suffix: 'index' | 'unique' | 'foreign' | 'check' | 'pkey'): string {
+/**
+ * Knex's default constraint and index names (`<table>_<columns>_<suffix>`), cut as PostgreSQL cuts
+ * identifiers.
+ */
+export function constraintName(table: string, columns: readonly string[], suffix: 'index' | 'trgm' | 'unique' | 'foreign' | 'check' | 'pkey'): string {
   const name = suffix === 'pkey' ? `${table}_pkey` : `${table}_${columns.join('_')}_${suffix}`;
   return name.slice(0, 63);
 }
+
+/** An index's name: Knex's for a b-tree, `…_trgm` for a trigram index. */
+export const indexName = (table: string, index: Index): string => constraintName(table, index.columns, index.trigram ? 'trgm' : 'index');

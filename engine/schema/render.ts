@@ -12,6 +12,7 @@ const LISTED = 30;
 const LOOPED = 4;
 
 const PHASES: Record<Phase, string> = {
+  [Phase.Extensions]: 'extensions the indexes use',
   [Phase.DropConstraints]: 'constraints and indexes that go',
   [Phase.CreateTables]: 'new tables',
   [Phase.AlterColumns]: 'columns',

@@ -2,29 +2,16 @@
  * The database: a pg pool on `DATABASE_URL`, or embedded PGlite persisted under the data directory.
  * Values are serialised to JSON in SQL (see serialise.ts), so both drivers answer alike.
  */
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
-import type { ClientConfig } from 'pg';
+import type pg from 'pg';
 import { DEFAULT_BOUNDS, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
 
 type ClientClass = typeof knexFactory.Client;
-
-/** PGlite through Knex, holding the data directory's lock from creation until `destroy`. */
-function lockedPgLite(dir: string): ClientClass {
-  const Base = ClientPgLite as unknown as ClientClass;
-  return class extends Base {
-    private readonly release = lockDataDir(dir);
-    override async destroy(callback?: (error?: unknown) => void): Promise<void> {
-      try {
-        await super.destroy(callback);
-      } finally {
-        this.release();
-      }
-    }
-  } as ClientClass;
-}
 
 /** A server that does not answer fails a connection after this long instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -33,10 +20,64 @@ const CONNECT_TIMEOUT_MS = 10_000;
 // stack on stdout, among the JSON log lines
 const log = { warn: (message: string) => void (message.startsWith('Acquire connection error') || process.stderr.write(`${message}\n`)) };
 
-export function connect(config: DatabaseConfig): Knex {
+/**
+ * Knex on an embedded database with the extensions the migrations create (pg_trgm, for trigram
+ * indexes): PGlite bundles them, but loads only those it is given. In memory without `dataDir`.
+ */
+export function embeddedDatabase(dataDir?: string, client: ClientClass = ClientPgLite as unknown as ClientClass): Knex {
+  const pglite = new PGlite({ dataDir, extensions: { pg_trgm } });
+  return knexFactory({ client, dialect: 'postgres', connection: { pglite }, log } as Knex.Config);
+}
+
+/** PGlite through Knex, releasing the data directory's lock on `destroy`. */
+function releasing(release: () => void): ClientClass {
+  const Base = ClientPgLite as unknown as ClientClass;
+  return class extends Base {
+    override async destroy(callback?: (error?: unknown) => void): Promise<void> {
+      try {
+        await super.destroy(callback);
+      } finally {
+        release();
+      }
+    }
+  } as ClientClass;
+}
+
+/** The embedded database in `dir`, locked before PGlite opens it and until the Knex instance is destroyed. */
+function lockedEmbedded(dir: string): Knex {
+  const release = lockDataDir(dir);
+  try {
+    return embeddedDatabase(`file://${dir}`, releasing(release));
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/**
+ * A channel every pooled server connection listens on. A session hears its own notifications
+ * before its COMMIT answers, so the process that made a change has heard of it before it answers
+ * the request. (PGlite's one connection delivers them before the COMMIT answers anyway.)
+ */
+export interface Listen {
+  channel: string;
+  onNotify: (payload: string) => void;
+}
+
+function listenOnEveryConnection({ channel, onNotify }: Listen) {
+  return (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+    conn.on('notification', (message) => onNotify(message.payload ?? ''));
+    conn.query(`listen ${channel}`).then(
+      () => done(null, conn),
+      (err: Error) => done(err, conn),
+    );
+  };
+}
+
+export function connect(config: DatabaseConfig, listen?: Listen): Knex {
   if (config.databaseUrl) {
     const bounds = { ...DEFAULT_BOUNDS, ...config.bounds };
-    const connection: ClientConfig = {
+    const connection: pg.ClientConfig = {
       connectionString: config.databaseUrl,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       // the server cancels what runs or waits too long, so one slow request cannot hold the pool
@@ -49,24 +90,24 @@ export function connect(config: DatabaseConfig): Knex {
     return knexFactory({
       client: 'pg',
       connection: connection as Knex.PgConnectionConfig,
-      pool: { min: 0, max: bounds.poolSize, acquireTimeoutMillis: bounds.acquireTimeoutMs || 2 ** 31 - 1 },
+      pool: {
+        min: 0,
+        max: bounds.poolSize,
+        acquireTimeoutMillis: bounds.acquireTimeoutMs || 2 ** 31 - 1,
+        ...(listen && { afterCreate: listenOnEveryConnection(listen) }),
+      },
       log,
     });
   }
-  return knexFactory({
-    client: lockedPgLite(config.dataDir),
-    dialect: 'postgres',
-    connection: { connectionString: `file://${config.dataDir}` },
-    log,
-  } as Knex.Config);
+  return lockedEmbedded(config.dataDir);
 }
 
 const reason = (err: unknown): string =>
   err instanceof AggregateError ? err.errors.map(reason).join('; ') : err instanceof Error ? err.message || String(err) : String(err);
 
 /** The database once it has answered a query; one that cannot be reached or opened is a StartupError naming the setting. */
-export async function openDatabase(config: DatabaseConfig): Promise<Knex> {
-  const db = connect(config);
+export async function openDatabase(config: DatabaseConfig, listen?: Listen): Promise<Knex> {
+  const db = connect(config, listen);
   try {
     await db.raw('select 1');
     return db;

@@ -8,6 +8,12 @@ export interface Fragment {
   bindings: unknown[];
 }
 export const frag = (sql: string, bindings: unknown[] = []): Fragment => ({ sql, bindings });
+/**
+ * An ILIKE pattern matching `text` anywhere, its own `\`, `%` and `_` escaped (`\` is ILIKE's
+ * default escape): unlike `strpos(lower(col), …)`, `col ilike ?` is served by a trigram index.
+ */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
 export const TRUE: Fragment = frag('true');
 export const FALSE: Fragment = frag('false');
 

@@ -1,4 +1,5 @@
 /** Root hooks: one database and one listening service for the whole run, torn down at the end. */
+import type { Config, DatabaseConfig } from '../../engine/config.js';
 import { createLogger } from '../../engine/log.js';
 import { startService, type RunningService } from '../../engine/service.js';
 import { createToken } from '../../engine/auth/tokens.js';
@@ -20,12 +21,28 @@ export function suite(): Suite {
   return current;
 }
 
+/** The settings of an in-process test service on `database`, with `overrides`. */
+export function testConfig(database: DatabaseConfig, overrides: Partial<Config> = {}): Config {
+  return {
+    databaseUrl: database.databaseUrl,
+    dataDir: database.dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    secureCookies: false,
+    trustProxy: false,
+    // long: a change that failed to drop a cached principal fails the test that made it, instead of passing by expiry
+    principalCacheMs: 60_000,
+    ...overrides,
+  };
+}
+
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(120_000);
     const database = await createTestDatabase();
     const service = await startService(
-      { databaseUrl: database.databaseUrl, dataDir: database.dataDir, host: '127.0.0.1', port: 0, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', secureCookies: false, trustProxy: false },
+      testConfig(database),
       createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
       { quiet: true },
     );

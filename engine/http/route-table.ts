@@ -1,0 +1,61 @@
+/**
+ * The protected API routes by path, built once at boot: a request finds its route with at most three
+ * Map lookups (its path, then the path with its last or second-to-last segment read as the `:id`)
+ * instead of trying some 300 patterns in turn. Matching is exact, so case-sensitive: `/API/...`
+ * matches nothing. Trailing slashes are gone before this runs (paths.ts).
+ */
+import type { Context, Middleware } from 'koa';
+
+/** What a route does for a request; `id` is the `:id` segment, URL-decoded, if the route has one. */
+export type Route = (ctx: Context, id: string | undefined) => Promise<void>;
+
+const ID = ':id';
+
+/** As the router did: a segment that is not valid percent-encoding is taken as it is. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+export class RouteTable {
+  private readonly literal = new Map<string, Route>();
+  /** By path with `:id` in place of the id, kept apart so a request for the path `…/:id` finds none. */
+  private readonly withId = new Map<string, Route>();
+
+  /** `path` is literal, or has one `:id` segment as its last or second-to-last, which matches any non-empty segment. */
+  add(path: string, route: Route): void {
+    const segments = path.split('/');
+    const at = segments.indexOf(ID);
+    if (segments.lastIndexOf(ID) !== at || (at !== -1 && at < segments.length - 2)) throw new Error(`Route ${path}: ${ID} must be its last or second-to-last segment.`);
+    const routes = at === -1 ? this.literal : this.withId;
+    if (routes.has(path)) throw new Error(`Route ${path} is declared twice.`);
+    routes.set(path, route);
+  }
+
+  private find(path: string): { route: Route; id?: string } | undefined {
+    const literal = this.literal.get(path);
+    if (literal) return { route: literal };
+    const segments = path.split('/');
+    for (let i = segments.length - 1; i >= Math.max(1, segments.length - 2); i--) {
+      const id = segments[i]!;
+      if (id === '') continue;
+      segments[i] = ID;
+      const route = this.withId.get(segments.join('/'));
+      segments[i] = id;
+      if (route) return { route, id: decodeSegment(id) };
+    }
+    return undefined;
+  }
+
+  /** Runs the route matching the path after `guard` (authentication); passes requests it has no route for on. */
+  middleware(guard: Middleware): Middleware {
+    return async (ctx, next) => {
+      const match = this.find(ctx.path);
+      if (!match) return next();
+      await guard(ctx, () => match.route(ctx, match.id));
+    };
+  }
+}

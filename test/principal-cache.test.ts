@@ -1,0 +1,195 @@
+/**
+ * The principal cache (PRINCIPAL_CACHE_MS; 60 s in these tests): a token's user, groups and
+ * permissions are kept between requests, and every change to them is heard through PostgreSQL's
+ * NOTIFY: the instance that made the change drops its cache before it answers, another instance on
+ * the same database as soon as the notification reaches it, long before the time to live. While
+ * changes cannot be heard, the cache is not used.
+ */
+import { expect } from 'chai';
+import knexFactory, { type Knex } from 'knex';
+import { LISTENER_NAME } from '../engine/auth/principal-changes.js';
+import { createToken } from '../engine/auth/tokens.js';
+import { Client } from './support/client.js';
+import { suite } from './support/hooks.js';
+import { unique, created } from './support/fixtures.js';
+import { startServiceProcess, type ServiceProcess } from './support/processes.js';
+import { countQueries } from './support/queries.js';
+
+/** A user with a group of its own, a token, and the change a scenario makes. */
+interface Subject {
+  id: number;
+  groupId: number;
+  token: string;
+}
+
+interface Scenario {
+  title: string;
+  permissions: string[];
+  superuser?: boolean;
+  /** Answers 200 before the change. */
+  path: string;
+  change(subject: Subject): Promise<unknown>;
+  /** The answer after it. */
+  after: 401 | 403;
+}
+
+const admin = () => suite().admin;
+const patched = async (path: string, body: unknown) => expect((await admin().patch(path, body)).status, path).to.equal(200);
+
+const SCENARIOS: Scenario[] = [
+  {
+    title: 'refuses a token revoked by its holder',
+    permissions: ['issues.view_tracker'],
+    path: '/api/issue/tracker',
+    change: async ({ token }) => {
+      const own = admin().as(token);
+      const [listed] = (await own.get('/api/auth/tokens')).body as { id: number }[];
+      expect((await own.delete(`/api/auth/tokens/${listed!.id}`)).status).to.equal(204);
+    },
+    after: 401,
+  },
+  {
+    title: 'refuses a deactivated user',
+    permissions: ['issues.view_tracker'],
+    path: '/api/issue/tracker',
+    change: ({ id }) => patched(`/api/user/${id}`, { is_active: false }),
+    after: 401,
+  },
+  {
+    title: 'narrows when a group loses a permission',
+    permissions: ['issues.view_tracker', 'issues.view_issue'],
+    path: '/api/issue/tracker',
+    change: ({ groupId }) => patched(`/api/customgroup/${groupId}`, { permissions: ['issues.view_issue'] }),
+    after: 403,
+  },
+  {
+    title: 'narrows when the user leaves a group',
+    permissions: ['issues.view_tracker'],
+    path: '/api/issue/tracker',
+    change: ({ id }) => patched(`/api/user/${id}`, { group_ids: [] }),
+    after: 403,
+  },
+  {
+    title: 'narrows when the superuser flag is taken',
+    permissions: [],
+    superuser: true,
+    path: '/api/user',
+    change: ({ id }) => patched(`/api/user/${id}`, { is_superuser: false }),
+    after: 403,
+  },
+];
+
+async function subject(permissions: string[], superuser = false): Promise<Subject> {
+  const group = await created(admin(), '/api/customgroup', { name: unique('cached'), permissions });
+  const user = await created(admin(), '/api/user', { username: unique('cached'), password: 'correct-horse-1', is_superuser: superuser, group_ids: [group.id] });
+  const { key } = await createToken(suite().service.db, user.id, 'cached');
+  return { id: user.id, groupId: group.id, token: key };
+}
+
+/** A change made with the triggers off, as no write of the service can be: nothing is notified. */
+async function silently(work: (trx: Knex.Transaction) => Promise<unknown>): Promise<void> {
+  await suite().service.db.transaction(async (trx) => {
+    await trx.raw('set local session_replication_role = replica');
+    await work(trx);
+  });
+}
+
+/** Whether `holds` comes true within `ms`, asked again every few milliseconds. */
+async function within(ms: number, holds: () => Promise<boolean>): Promise<boolean> {
+  const started = Date.now();
+  while (!(await holds())) {
+    if (Date.now() - started > ms) return false;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return true;
+}
+
+/** `path` answers `status` within a second: the notification's way to another process, not the 60 s TTL. */
+async function answersSoon(client: Client, path: string, status: number): Promise<void> {
+  expect(await within(1000, async () => (await client.get(path)).status === status), `${path} answers ${status}`).to.equal(true);
+}
+
+/** The cases, for the instance at `url`; `strict`: the first request after the change must see it. */
+function behaves(url: () => string, strict: boolean): void {
+  it('keeps a principal while nothing is notified (so the refusals below come from the notification)', async () => {
+    const s = await subject(['issues.view_tracker']);
+    // the notifications of the set-up reach another process a little later: let them pass first
+    if (!strict) await new Promise((r) => setTimeout(r, 250));
+    const client = new Client(url(), s.token);
+    expect((await client.get('/api/issue/tracker')).status).to.equal(200);
+    await silently((trx) => trx('groups').where('id', s.groupId).update({ permissions: [] }));
+    expect((await client.get('/api/issue/tracker')).status).to.equal(200);
+  });
+
+  for (const scenario of SCENARIOS) {
+    it(scenario.title, async () => {
+      const s = await subject(scenario.permissions, scenario.superuser);
+      const client = new Client(url(), s.token);
+      expect((await client.get(scenario.path)).status).to.equal(200);
+      await scenario.change(s);
+      if (strict) expect((await client.get(scenario.path)).status).to.equal(scenario.after);
+      else await answersSoon(client, scenario.path, scenario.after);
+    });
+  }
+
+  it('refuses a token the moment it expires', async () => {
+    const s = await subject(['issues.view_tracker']);
+    const expires = Date.now() + 1500;
+    await suite().service.db('api_tokens').where('user_id', s.id).update({ expires: new Date(expires) });
+    const client = new Client(url(), s.token);
+    expect((await client.get('/api/issue/tracker')).status).to.equal(200);
+    await new Promise((r) => setTimeout(r, expires - Date.now() + 10));
+    expect((await client.get('/api/issue/tracker')).status).to.equal(401);
+  });
+}
+
+describe('principal cache', () => {
+  describe('in the instance that made the change: at once, before it answered', () => {
+    behaves(() => suite().service.url, true);
+  });
+
+  describe('in another instance on the same database: as soon as the notification arrives', function () {
+    this.timeout(120_000);
+    let other: ServiceProcess | undefined;
+    before(async function () {
+      // the embedded database serves one process
+      if (!suite().database.databaseUrl) this.skip();
+      other = await startServiceProcess(suite().database, { PRINCIPAL_CACHE_MS: '60000' });
+    });
+    after(async () => {
+      other?.child.kill('SIGTERM');
+      await other?.exited;
+    });
+    behaves(() => other!.url, false);
+  });
+
+  describe('while the connection listening for changes is down', function () {
+    this.timeout(120_000);
+    it('serves nothing from the cache, and uses it again once the connection is back', async function () {
+      const { database, admin } = suite();
+      if (!database.databaseUrl) this.skip();
+      const tracker = await created(admin, '/api/issue/tracker', { title: unique('listener') });
+      /** Queries of a detail asked right after another: 1 while the cache serves the principal. */
+      const secondDetail = async () => {
+        await admin.get(`/api/issue/tracker/${tracker.id}`);
+        return countQueries(() => admin.get(`/api/issue/tracker/${tracker.id}`));
+      };
+      expect(await secondDetail()).to.equal(1);
+      // ALTER DATABASE … ALLOW_CONNECTIONS needs a connection to another database of the server
+      const server = knexFactory({ client: 'pg', connection: process.env.DATABASE_URL, pool: { min: 0, max: 1 } });
+      const name = new URL(database.databaseUrl!).pathname.slice(1);
+      try {
+        // the listener cannot come back while the database takes no connections (the pool keeps its open ones)
+        await server.raw('alter database ?? allow_connections false', [name]);
+        await server.raw('select pg_terminate_backend(pid) from pg_stat_activity where application_name = ?', [`${LISTENER_NAME} ${process.pid}`]);
+        expect(await within(5000, async () => (await secondDetail()) === 2), 'bypassed once the listener is lost').to.equal(true);
+        for (let i = 0; i < 3; i++) expect(await secondDetail()).to.equal(2);
+      } finally {
+        await server.raw('alter database ?? allow_connections true', [name]);
+        await server.destroy();
+      }
+      // it retries with backoff, at most 10 s apart
+      expect(await within(30_000, async () => (await secondDetail()) === 1), 'cached again once it is back').to.equal(true);
+    });
+  });
+});
