@@ -1,10 +1,12 @@
 /**
  * The repository's documents against the code, so they cannot drift: every permission name in
- * docs/permissions.md, and the README's resource counts.
+ * docs/permissions.md, the README's resource counts and the resources whose writes leave the one statement.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { writePathOf, type WritePath } from '../engine/crud/write-paths.js';
+import type { Resource } from '../engine/registry/resource.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import { permissionRows } from './support/permission-table.js';
 import { dist } from './support/processes.js';
@@ -42,5 +44,25 @@ describe('documents', () => {
     expect(readme).to.include(`${registry.resources.length} resources (${modules.length} in the modules, plus users and groups)`);
     expect(readme).to.include(`records of each of the ${modules.length} module resources`);
     expect(readme).to.include(`"Seeded ${modules.length} resources"`);
+  });
+
+  it('the README names the resources whose writes leave the one statement, as the declarations decide', () => {
+    const readme = flat(read('README.md'));
+    /** The paths the README's item starting with `label` names. */
+    const listed = (label: string): string[] => {
+      const start = readme.indexOf(`- **${label}**`);
+      expect(start, label).to.be.at.least(0);
+      const next = readme.indexOf('- **', start + 1);
+      const item = readme.slice(start, next < 0 ? readme.indexOf('## ', start) : next);
+      return [...item.matchAll(/`(\/api\/[^`]+)`/g)].map((m) => m[1]!);
+    };
+    const paths = (test: (r: Resource, path: WritePath) => boolean) =>
+      registry.resources.filter((r) => test(r, writePathOf(r, registry.resources))).map((r) => r.path);
+    expect(listed('The check path for every write')).to.deep.equal(paths((_, p) => p === 'checks'));
+    expect(listed('The statement for superusers, the check path for everyone else')).to.deep.equal(paths((_, p) => p === 'statement for superusers'));
+    expect(listed('Updates between BEGIN and COMMIT')).to.deep.equal(paths((r, p) => p !== 'checks' && r.rules.some((rule) => rule.kind === 'order')));
+    expect(listed('Updates setting a password take the check path')).to.deep.equal(
+      paths((r, p) => p !== 'checks' && r.fields.some((f) => f.spec.type === 'password')),
+    );
   });
 });

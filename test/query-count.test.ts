@@ -3,10 +3,15 @@
  * cached principal costs one; a request with a token never reads the session store.
  */
 import { expect } from 'chai';
+import { writePathOf } from '../engine/crud/write-paths.js';
+import { loadRegistry } from '../engine/registry/registry.js';
 import { suite } from './support/hooks.js';
 import { SessionClient } from './support/browser-session.js';
-import { created, makeUser, unique } from './support/fixtures.js';
+import { created, invalidPk, makeUser, unique, type TestUser } from './support/fixtures.js';
 import { countQueries, queriesOf } from './support/queries.js';
+import { Samples } from './support/samples.js';
+
+const registry = await loadRegistry();
 
 describe('query count of lists', () => {
   it('is the same for a 1-row and a 500-row issue list with categories and contributors', async function () {
@@ -74,5 +79,126 @@ describe('query count of a request with a token', () => {
       expect(status, method).to.equal(method === 'GET' ? 200 : 400);
       expect(readsSession(sql), sql.join('\n')).to.equal(false);
     }
+  });
+});
+
+describe('round trips of a write', () => {
+  /** The statements a request runs beside authenticating its token, BEGIN and COMMIT counted. */
+  const writeStatements = async (work: () => Promise<unknown>): Promise<string[]> => (await queriesOf(work)).filter((sql) => !/\bapi_tokens\b/.test(sql));
+  let tracker: any;
+  let categories: any[];
+  let member: TestUser;
+
+  before(async () => {
+    const { admin } = suite();
+    // a member sees the tracker through its team: the visibility rules are part of the statement
+    const team = await created(admin, '/api/customgroup', { name: unique('writers') });
+    member = await makeUser({ permissions: ['issues.view_issue', 'issues.add_issue', 'issues.change_issue'], groupIds: [team.id] });
+    tracker = await created(admin, '/api/issue/tracker', { title: unique('writes'), visibility: 'protected', team_ids: [team.id] });
+    categories = [];
+    for (const title of ['a', 'b']) categories.push(await created(admin, '/api/issue/category', { tracker_id: tracker.id, title }));
+  });
+
+  for (const who of ['a superuser', 'a team member'] as const) {
+    describe(`as ${who}`, () => {
+      const client = () => (who === 'a superuser' ? suite().admin : member.client);
+
+      it('creates an issue with 2 categories in one statement, answering what a read answers', async () => {
+        let res: any;
+        const ids = [categories[1].id, categories[0].id, categories[1].id];
+        const sql = await writeStatements(async () => (res = await client().post('/api/issue/issue', { tracker_id: tracker.id, title: 'one trip', category_ids: ids })));
+        expect(res.status, res.text).to.equal(201);
+        expect(sql, sql.join('\n')).to.have.length(1);
+        expect(res.body.categories).to.deep.equal(categories.map((c) => c.id));
+        expect(res.body.state).to.equal('new');
+        expect(res.body.classification).to.equal('confidential');
+        expect(res.text).to.equal((await client().get(`/api/issue/issue/${res.body.id}`)).text);
+        const log = (await client().get(`/api/issue/issue/${res.body.id}/transitions`)).body;
+        expect(log.map((l: any) => [l.from, l.to])).to.deep.equal([[null, 'new']]);
+      });
+
+      it('changes a title in one statement, and a state along an allowed move in one', async () => {
+        const issue = await created(client(), '/api/issue/issue', { tracker_id: tracker.id, title: 'before', category_ids: [categories[0].id] });
+        let res: any;
+        const title = await writeStatements(async () => (res = await client().patch(`/api/issue/issue/${issue.id}`, { title: 'after' })));
+        expect(res.status, res.text).to.equal(200);
+        expect(title, title.join('\n')).to.have.length(1);
+        expect(res.body.title).to.equal('after');
+        expect(res.body.categories).to.deep.equal([categories[0].id]);
+        const state = await writeStatements(async () => (res = await client().patch(`/api/issue/issue/${issue.id}`, { state: 'pending' })));
+        expect(res.status, res.text).to.equal(200);
+        expect(state, state.join('\n')).to.have.length(1);
+        expect(res.text).to.equal((await client().get(`/api/issue/issue/${issue.id}`)).text);
+        const log = (await client().get(`/api/issue/issue/${issue.id}/transitions`)).body;
+        expect(log.map((l: any) => [l.from, l.to, l.changed_by])).to.deep.equal([
+          [null, 'new', res.body.created_by],
+          ['new', 'pending', who === 'a superuser' ? suite().adminId : member.id],
+        ]);
+      });
+    });
+  }
+
+  describe('every resource whose writes take the statement (registry-driven, as a superuser)', () => {
+    for (const resource of registry.resources) {
+      if (writePathOf(resource, registry.resources) === 'checks') continue;
+      // order rules compare the stored values in the process, before the update commits
+      const update = resource.rules.some((r) => r.kind === 'order') ? ['BEGIN;', 'the statement', 'COMMIT;'] : ['the statement'];
+      it(`${resource.path}: a create with every field, key and link in one statement, a PUT of it and a PATCH of its links in ${update.length}`, async () => {
+        const { admin } = suite();
+        const live = suite().service.app.services.get(resource.key)!.resource;
+        // every optional key, a link of each kind (sharing the declared parent), remote_key
+        const body = await new Samples(admin).body(live, { complete: true });
+        let res: any;
+        const create = await writeStatements(async () => (res = await admin.post(resource.path, body)));
+        expect(res.status, res.text).to.equal(201);
+        expect(create, create.join('\n')).to.have.length(1);
+        const path = `${resource.path}/${res.body.id}`;
+        expect(res.text).to.equal((await admin.get(path)).text);
+        const put = await writeStatements(async () => (res = await admin.put(path, res.body)));
+        expect(res.status, res.text).to.equal(200);
+        expect(put.map((sql, i) => (update[i] === 'the statement' ? update[i] : sql)), put.join('\n')).to.deep.equal(update);
+        const unlinked = Object.fromEntries(live.manyToMany.filter((m) => !m.spec.readOnly).map((m) => [m.writeName, []]));
+        const patch = await writeStatements(async () => (res = await admin.patch(path, unlinked)));
+        expect(res.status, res.text).to.equal(200);
+        expect(patch, patch.join('\n')).to.have.length(update.length);
+        expect(res.text).to.equal((await admin.get(path)).text);
+        for (const m of live.manyToMany) if (!m.spec.readOnly) expect(res.body[m.name], m.name).to.deep.equal([]);
+      });
+    }
+  });
+
+  it('answers an update its order rule refuses from the checks, after rolling the statement back', async () => {
+    const { admin } = suite();
+    const project = await new Samples(admin).create(registry.get('projects/project'));
+    const path = `/api/projects/project/${project.id}`;
+    const res = await admin.patch(path, { end: '1999-01-01', title: 'not kept' });
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body).to.deep.equal({ end: ['Must not be before start.'] });
+    expect((await admin.get(path)).body).to.deep.equal(project);
+  });
+
+  it('answers a create it cannot make with every error at once, from the checks, and writes nothing', async () => {
+    const { admin, service } = suite();
+    const hidden = await created(admin, '/api/issue/tracker', { title: unique('hidden'), visibility: 'confidential' });
+    const before = await service.db('issue_issue').count({ n: '*' }).first();
+    const res = await member.client.post('/api/issue/issue', { tracker_id: hidden.id, title: 'refused', category_ids: [categories[0].id, 2147483647] });
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body).to.deep.equal({ tracker_id: invalidPk(hidden.id), category_ids: invalidPk(2147483647) });
+    expect(await service.db('issue_issue').count({ n: '*' }).first()).to.deep.equal(before);
+    expect(await service.db('issue_issue').where({ title: 'refused' }).first()).to.equal(undefined);
+  });
+
+  it('answers a change it cannot make from the checks: 404, 403 and a refused move as before, nothing written', async () => {
+    const { admin } = suite();
+    const issue = await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title: 'fixed', category_ids: [categories[0].id] });
+    const stranger = await makeUser({ permissions: ['issues.change_issue'] });
+    expect((await stranger.client.patch(`/api/issue/issue/${issue.id}`, { title: 'x' })).status).to.equal(404);
+    // a tracker's change rule: its admins only
+    expect((await member.client.patch(`/api/issue/tracker/${tracker.id}`, { title: 'x' })).status).to.equal(403);
+    const move = await member.client.patch(`/api/issue/issue/${issue.id}`, { state: 'resolved', category_ids: [2147483647] });
+    expect(move.status).to.equal(400);
+    expect(move.body).to.deep.equal({ category_ids: invalidPk(2147483647), state: ['Transition from "new" to "resolved" is not allowed.'] });
+    const after = (await admin.get(`/api/issue/issue/${issue.id}`)).body;
+    expect([after.title, after.state, after.categories]).to.deep.equal(['fixed', 'new', [categories[0].id]]);
   });
 });

@@ -69,6 +69,11 @@ function readersOf(all: readonly Resource[]): Map<Resource, Readers> {
   return map;
 }
 
+/** Whether records of `resource` carry access to records of other kinds (their writes are checked here, but a superuser's). */
+export function carriesAccess(all: readonly Resource[], resource: Resource): boolean {
+  return (readersOf(all).get(resource)?.by.size ?? 0) > 0;
+}
+
 /** The declared names a write touches: fields by name, relations by their write names. */
 function touched(resource: Resource, values: Record<string, unknown>): Set<string> {
   const names = new Set(Object.keys(values));
@@ -112,9 +117,8 @@ export async function checkGrants(
   values: Record<string, unknown>,
   created: boolean,
 ): Promise<void> {
-  if (user.isSuperuser) return;
-  const readers = readersOf(all).get(resource);
-  if (!readers?.by.size) return;
+  if (user.isSuperuser || !carriesAccess(all, resource)) return;
+  const readers = readersOf(all).get(resource)!;
   const names = touched(resource, values);
   if (!created && ![...readers.names].some((n) => names.has(n))) return;
   const except = { resource, id };

@@ -48,6 +48,11 @@ export function canHoldRights(resource: Resource): boolean {
   return r.superuserFlags.length > 0 || r.permissionFields.length > 0 || r.subject !== undefined;
 }
 
+/** Whether writes of the resource are checked for escalation at all (a superuser's never are). */
+export function guardsRights(resource: Resource): boolean {
+  return canHoldRights(resource) || rankOf(resource).privilegedLinks.length > 0;
+}
+
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** Permission names held by record `id` itself and through its privileged links. */
@@ -94,8 +99,7 @@ export interface PrivilegeCheck {
 export async function checkPrivileges(c: PrivilegeCheck, resource: Resource, values: Row, existing: Row | undefined): Promise<void> {
   const { trx, all, user, errors } = c;
   const rank = rankOf(resource);
-  if (user.isSuperuser) return;
-  if (!canHoldRights(resource) && rank.privilegedLinks.length === 0) return;
+  if (user.isSuperuser || !guardsRights(resource)) return;
   if (existing && (await outranks(trx, all, resource, existing.id as number, user))) throw permissionDenied();
   for (const f of rank.superuserFlags) {
     const current = existing ? existing[f.name] : ((f.spec as { default?: boolean }).default ?? false);

@@ -3,12 +3,18 @@
  * (`tracker` = `tracker_id`), read-only fields dropped so a GET body can be sent back, unknown
  * fields reported (CONTRACT 2). Field types normalise their values first (decimal numbers become text).
  */
-import { badRequest, emptyMap, type FieldErrors } from '../errors.js';
+import { badRequest, emptyMap, type FieldErrorCollector, type FieldErrors } from '../errors.js';
 import { RECORD_FIELDS, type Field, type Resource } from '../registry/resource.js';
 import { typeOf } from '../fields/index.js';
 import { pyType } from './validator.js';
 
 export type Values = Record<string, unknown>;
+
+/** A body's values and the errors found in it so far; the database checks add theirs before any are answered. */
+export interface Validated {
+  values: Values;
+  errors: FieldErrorCollector;
+}
 
 const sameValue = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 

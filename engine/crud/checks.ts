@@ -47,15 +47,15 @@ async function checkForeignKey(c: CheckContext, resource: Resource, fk: ForeignK
   const rows = await visibleRows(c, fk.target, [value as number]);
   if (rows.length === 0) return c.errors.add(fk.writeName, invalidPk(value));
   if (fk.spec.tree && c.existing) {
-    const id = c.existing.id as number;
-    const table = q(resource.table);
-    const column = q(fk.column);
-    const cycle = await c.trx.raw(
-      `with recursive up(id, parent) as (select id, ${column} from ${table} where id = ? union select p.id, p.${column} from ${table} p join up on p.id = up.parent) select 1 from up where id = ? limit 1`,
-      [value as number, id],
-    );
-    if (rowsOf(cycle).length > 0) c.errors.add(fk.writeName, `Cannot set ${fk.name} to ${String(value)}: the ${resource.name} would become its own ancestor.`);
+    const cycle = await c.trx.raw(`select ${closesCycle(resource, fk, '?', '?')} as cycle`, [value as number, c.existing.id as number]);
+    if (rowsOf(cycle)[0]?.cycle === true) c.errors.add(fk.writeName, `Cannot set ${fk.name} to ${String(value)}: the ${resource.name} would become its own ancestor.`);
   }
+}
+
+/** SQL: whether record `id` is `parent` or one of its ancestors up the tree key `fk`, so `parent` cannot become its parent (both SQL expressions). */
+export function closesCycle(resource: Resource, fk: ForeignKeyRef, parent: string, id: string): string {
+  const [table, column] = [q(resource.table), q(fk.column)];
+  return `exists (with recursive up(id, parent) as (select id, ${column} from ${table} where id = ${parent} union select p.id, p.${column} from ${table} p join up on p.id = up.parent) select 1 from up where id = ${id})`;
 }
 
 async function checkManyToMany(c: CheckContext, resource: Resource, m: ManyToManyRef, ids: number[], values: Values): Promise<void> {

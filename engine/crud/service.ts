@@ -18,7 +18,7 @@ import { mapDatabaseError } from '../storage/db-errors.js';
 import { jsonRecords, jsonTexts, ROW } from '../storage/serialise.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
-import { normaliseBody } from './body.js';
+import { normaliseBody, type Validated } from './body.js';
 import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
 import { WriteHooks, type Write } from './hooks.js';
@@ -28,6 +28,7 @@ import { listQuery, type PageLinks } from './list-page.js';
 import { orderableColumns, planList, searchColumns } from './list-plan.js';
 import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
+import { StatementWrites } from './write-statement.js';
 
 /** Rows a list cursor fetches per round trip: most lists are one, a long one streams in these steps. */
 const LIST_BATCH = 1000;
@@ -57,6 +58,8 @@ export class ResourceService {
   private readonly validators: ResourceValidators;
   /** Password fields: changing one ends the user's other sessions. */
   private readonly credentials: string[];
+  /** Creates and updates in one statement, where the declaration allows; the check path answers the rest. */
+  readonly statements: StatementWrites;
 
   constructor(
     readonly resource: Resource,
@@ -71,6 +74,7 @@ export class ResourceService {
     this.search = searchColumns(resource);
     this.validators = compileValidators(ajv, resource);
     this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
+    this.statements = new StatementWrites(resource, db, registry.resources, this.credentials);
   }
 
   /** What the escalation checks need for `user` inside `trx`. */
@@ -129,7 +133,7 @@ export class ResourceService {
   }
 
   /** Shape errors are collected, not thrown: the database checks add theirs, then all are reported at once. */
-  validate(body: unknown, mode: 'create' | 'patch'): { values: Record<string, unknown>; errors: FieldErrorCollector } {
+  validate(body: unknown, mode: 'create' | 'patch'): Validated {
     const { values, errors } = normaliseBody(this.resource, body);
     const collector = new FieldErrorCollector();
     const merge = (e: FieldErrors) => Object.entries(e).forEach(([k, msgs]) => msgs.forEach((m) => collector.add(k, m)));
@@ -149,7 +153,7 @@ export class ResourceService {
   /** Checks `values` and stores them: a new record, or a change of `existing` (locked); batch actions call it per record. */
   async write(
     user: Principal,
-    { values, errors }: { values: Record<string, unknown>; errors: FieldErrorCollector },
+    { values, errors }: Validated,
     existing: Row | undefined,
     trx: Knex.Transaction,
     operation: Exclude<WriteOperation, 'delete'>,
@@ -193,17 +197,33 @@ export class ResourceService {
     }
   }
 
+  /** One statement when it can say yes; otherwise (or when it says no) the checks, which answer exactly. */
   async create(user: Principal, body: unknown): Promise<string> {
     const input = this.validate(body, 'create');
+    const written = await this.statements.create(user, input);
+    if (written !== undefined) return written;
     return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!);
   }
 
+  /** As create: the statement first, then the checks, which answer 404 and 403 before any body error, as always. */
   async update(user: Principal, id: number, body: unknown, partial: boolean): Promise<string> {
+    const mode = partial ? 'patch' : 'create';
+    const input = this.validatedEarly(body, mode);
+    const written = input && (await this.statements.update(user, id, input));
+    if (written !== undefined) return written;
     return this.transaction(async (trx) => {
       const existing = await this.lockForChange(trx, user, id);
-      const input = this.validate(body, partial ? 'patch' : 'create');
-      return (await this.fetchJson(trx, await this.write(user, input, existing, trx, partial ? 'update' : 'replace')))!;
+      return (await this.fetchJson(trx, await this.write(user, input ?? this.validate(body, mode), existing, trx, partial ? 'update' : 'replace')))!;
     });
+  }
+
+  /** The body validated before the record is looked at; undefined when it is refused outright, which the checks answer in their turn. */
+  private validatedEarly(body: unknown, mode: 'create' | 'patch'): Validated | undefined {
+    try {
+      return this.validate(body, mode);
+    } catch {
+      return undefined;
+    }
   }
 
   async destroy(user: Principal, id: number): Promise<void> {

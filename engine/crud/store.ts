@@ -73,10 +73,11 @@ export function linkRows(m: ManyToManyRef, id: number, values: Values): Row[] {
   return uniqueIds(values[m.writeName]).map((t) => ({ [m.spec.sourceColumn]: id, [m.spec.targetColumn]: t }));
 }
 
-async function syncLinks(db: Db, resource: Resource, id: number, values: Values): Promise<void> {
+/** `created`: the record has no links yet, so none are removed first. */
+async function syncLinks(db: Db, resource: Resource, id: number, values: Values, created: boolean): Promise<void> {
   for (const m of resource.manyToMany) {
     if (!(m.writeName in values)) continue;
-    await db(m.spec.table).where(m.spec.sourceColumn, id).delete();
+    if (!created) await db(m.spec.table).where(m.spec.sourceColumn, id).delete();
     const rows = linkRows(m, id, values);
     if (rows.length) await db(m.spec.table).insert(rows);
   }
@@ -101,7 +102,7 @@ export async function insertRecord(trx: Knex.Transaction, resource: Resource, va
   const row = await columnValues(trx, resource, values);
   const inserted = await modelOf(resource).query(trx).insert({ ...row, created_by: user.id }).returning('id');
   const id = (inserted as unknown as { id: number }).id;
-  await syncLinks(trx, resource, id, values);
+  await syncLinks(trx, resource, id, values, true);
   await logMoves(trx, resource, id, moves, user);
   return id;
 }
@@ -109,6 +110,6 @@ export async function insertRecord(trx: Knex.Transaction, resource: Resource, va
 export async function updateRecord(trx: Knex.Transaction, resource: Resource, id: number, values: Values, user: Principal, moves: StateMove[]): Promise<void> {
   const row = await columnValues(trx, resource, values);
   await modelOf(resource).query(trx).patch({ ...row, modified: trx.fn.now() }).where('id', id);
-  await syncLinks(trx, resource, id, values);
+  await syncLinks(trx, resource, id, values, false);
   await logMoves(trx, resource, id, moves, user);
 }

@@ -3,7 +3,7 @@
  * happens in SQL (ISO timestamps with Z, dates, decimals as text, many-to-many ids as sorted
  * arrays), so a list is one query and pg and PGlite return identical values.
  */
-import type { Field, Resource } from '../registry/resource.js';
+import type { Field, ManyToManyRef, Resource } from '../registry/resource.js';
 import { typeOf } from '../fields/index.js';
 import { isoTimestamp } from '../fields/values.js';
 import { col, joinFragments, q, frag, type Fragment } from './sql.js';
@@ -28,7 +28,11 @@ export function expressionOf(resource: Resource, f: Field): string {
   return col(ROW, f.column);
 }
 
-function buildSelectList(resource: Resource): string {
+/** An expression of a many-to-many's sorted ids, where the join table cannot be read (links written by the same statement). */
+export type LinkExpressions = (m: ManyToManyRef) => string | undefined;
+
+/** The select list; `links` replaces the join-table subqueries of the relations it names. */
+export function buildSelectList(resource: Resource, links: LinkExpressions = () => undefined): string {
   const parts: string[] = [`${ROW}.id`, `${ROW}.uuid::text as uuid`];
   for (const f of resource.fields) {
     const expr = f.readable ? fieldExpression(resource, f) : null;
@@ -37,9 +41,8 @@ function buildSelectList(resource: Resource): string {
   for (const fk of resource.foreignKeys) parts.push(`${col(ROW, fk.column)} as ${q(fk.name)}`);
   for (const m of resource.manyToMany) {
     const { table, sourceColumn, targetColumn } = m.spec;
-    parts.push(
-      `array(select j.${q(targetColumn)} from ${q(table)} j where j.${q(sourceColumn)} = ${ROW}.id order by 1) as ${q(m.name)}`,
-    );
+    const ids = links(m) ?? `array(select j.${q(targetColumn)} from ${q(table)} j where j.${q(sourceColumn)} = ${ROW}.id order by 1)`;
+    parts.push(`${ids} as ${q(m.name)}`);
   }
   parts.push(
     `${isoTimestamp(`${ROW}.created`)} as created`,
@@ -68,10 +71,14 @@ export function selectList(resource: Resource): string {
 export function jsonRecords(resource: Resource, where: readonly Fragment[], rest: Fragment = frag(''), also?: Fragment): Fragment {
   const cond = joinFragments([...where], 'and');
   return frag(
-    `select row_to_json(r)::text as json${also ? `, ${also.sql}` : ''} from (select ${selectList(resource)} from ${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}) r`,
+    jsonRows(selectList(resource), `${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}`, also?.sql),
     [...(also?.bindings ?? []), ...cond.bindings, ...rest.bindings],
   );
 }
+
+/** `list` over `from` (rows aliased `ROW`, with whatever follows), each row as its JSON text in the column `json`, `also` beside it. */
+export const jsonRows = (list: string, from: string, also?: string): string =>
+  `select row_to_json(r)::text as json${also ? `, ${also}` : ''} from (select ${list} from ${from}) r`;
 
 /** The texts of rows read by `jsonRecords`; `first` is shown the first row, with its other columns. */
 export async function* jsonTexts<R extends { json: string }>(rows: AsyncIterable<R>, first?: (row: R) => void): AsyncGenerator<string> {
