@@ -14,7 +14,8 @@ export interface DatabaseConfig {
   dataDir: string;
 }
 
-export interface Config extends DatabaseConfig {
+/** What one serving process needs. */
+export interface ServerConfig extends DatabaseConfig {
   host: string;
   port: number;
   logLevel: string;
@@ -24,6 +25,13 @@ export interface Config extends DatabaseConfig {
   trustProxy: boolean;
 }
 
+export interface Config extends ServerConfig {
+  /** Worker processes serving HTTP (WEB_CONCURRENCY); above 1 they are forked with node:cluster. */
+  workers: number;
+}
+
+/** More workers than this only adds memory: each is a whole process with its own database pool. */
+const MAX_WORKERS = 64;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 const postgresUrl = makeValidator<string>((input) => {
@@ -32,6 +40,10 @@ const postgresUrl = makeValidator<string>((input) => {
 });
 const portNumber = makeValidator<number>((input) => {
   if (!/^\d{1,5}$/.test(input) || Number(input) > 65535) throw new Error('not a port');
+  return Number(input);
+});
+const workerCount = makeValidator<number>((input) => {
+  if (!/^\d{1,3}$/.test(input) || Number(input) < 1 || Number(input) > MAX_WORKERS) throw new Error('not a worker count');
   return Number(input);
 });
 const logLevel = makeValidator<string>((input) => {
@@ -49,6 +61,7 @@ const SERVER = {
   LOG_LEVEL: logLevel({ default: 'info', desc: `one of ${LOG_LEVELS.join(', ')}` }),
   SECURE_COOKIES: bool({ default: false, desc: 'true or false' }),
   TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
+  WEB_CONCURRENCY: workerCount({ default: 1, desc: `a number of worker processes from 1 to ${MAX_WORKERS}` }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
@@ -105,10 +118,16 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,
+    workers: e.WEB_CONCURRENCY,
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(
       'SECURE_COOKIES=true needs TRUST_PROXY=true: the service itself speaks plain HTTP, so Secure cookies work only behind an HTTPS proxy that sends X-Forwarded-Proto.',
+    );
+  }
+  if (config.workers > 1 && !config.databaseUrl) {
+    throw new StartupError(
+      `WEB_CONCURRENCY=${config.workers} needs DATABASE_URL: the embedded database (BMS_DATA_DIR) can be opened by one process only.`,
     );
   }
   return config;
