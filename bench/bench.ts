@@ -81,7 +81,10 @@ async function main(options: BenchOptions): Promise<number> {
     );
     if (options.json) fs.writeFileSync(options.json, `${JSON.stringify({ options, cpus: os.cpus().length, node: process.version, rows }, null, 2)}\n`);
     const failed = rows.filter((r) => r.errors > 0);
-    for (const r of failed) say(`FAILED: ${r.label}, ${r.target}, ${r.workers} worker(s): ${r.errors} request(s) did not get ${SCENARIOS.find((s) => s.name === r.scenario)!.status}.`);
+    for (const r of failed) {
+      const kinds = Object.entries(r.failures).map(([kind, n]) => `${n} ${/^\d+$/.test(kind) ? `answered ${kind}` : kind}`);
+      say(`FAILED: ${r.label}, ${r.target}, ${r.workers} worker(s): ${r.errors} request(s) did not get ${SCENARIOS.find((s) => s.name === r.scenario)!.status} (${kinds.join(', ')}).`);
+    }
     return failed.length ? 1 : 0;
   } finally {
     if (options.keep) say(`Kept the database: ${bench.url}`);

@@ -22,6 +22,8 @@ export interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /** The errors by kind, summed over the rounds (kinds that did not occur left out). */
+  failures: Record<string, number>;
   peakRssMiB: number;
   /** The service's median req/s over the ceiling's (service rows only). */
   ratio: number | undefined;
@@ -32,6 +34,12 @@ const median = (values: number[]): number => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
+
+function sumFailures(all: readonly Record<string, number>[]): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const failures of all) for (const [kind, n] of Object.entries(failures)) if (n) sum[kind] = (sum[kind] ?? 0) + n;
+  return sum;
+}
 
 export function tabulate(runs: readonly Run[]): Row[] {
   const groups = new Map<string, Run[]>();
@@ -53,6 +61,7 @@ export function tabulate(runs: readonly Run[]): Row[] {
       p50: median(m.map((x) => x.p50)),
       p99: median(m.map((x) => x.p99)),
       errors: m.reduce((sum, x) => sum + x.errors, 0),
+      failures: sumFailures(m.map((x) => x.failures)),
       peakRssMiB: Math.max(...m.map((x) => x.peakRss)) / 2 ** 20,
       ratio: undefined,
     };
