@@ -13,7 +13,7 @@ import { readOptions, UsageError, USAGE, type BenchOptions } from './options.js'
 import { render, tabulate, type Run } from './report.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 import { restoreWrites, seedBenchData, type BenchData } from './seed.js';
-import { startTarget, type Target } from './targets.js';
+import { withTargets, type Target, type Targets } from './targets.js';
 import type { Knex } from 'knex';
 
 const say = (line: string) => void process.stderr.write(`${line}\n`);
@@ -28,38 +28,38 @@ async function measure(db: Knex, data: BenchData, target: Target, scenario: Scen
   }
 }
 
-async function runWorkers(options: BenchOptions, db: Knex, url: string, data: BenchData, workers: number): Promise<Run[]> {
-  const scenarios = SCENARIOS.filter((s) => options.scenarios.includes(s.name));
-  const started = await Promise.allSettled([startTarget('service', url, workers), startTarget('ceiling', url, workers)]);
-  const [service, ceiling] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
-  if (!service || !ceiling) {
-    await Promise.all([service?.stop(), ceiling?.stop()]);
-    throw started.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []))[0];
-  }
-  try {
-    const agreed = await checkAgreement(service, ceiling, data, db);
-    say(`${workers} worker(s): the ceiling answers as the service does (${agreed.reads} reads, ${agreed.identical} byte for byte; ${agreed.writes} writes).`);
-    const shape: LoadShape = { connections: options.connections, duration: options.duration, requests: options.requests };
-    if (options.warmup > 0) {
-      say(`${workers} worker(s): warming up, ${options.warmup} s per scenario and target`);
-      for (const scenario of scenarios) for (const target of [service, ceiling]) await measure(db, data, target, scenario, { ...shape, duration: options.warmup, requests: undefined });
-    }
-    const runs: Run[] = [];
+/** The scenarios of one pair of processes: warm-up, then the rounds, the target that goes first alternating. */
+async function measureGroup(options: BenchOptions, db: Knex, data: BenchData, workers: number, scenarios: readonly Scenario[], targets: Targets): Promise<Run[]> {
+  const shape: LoadShape = { connections: options.connections, duration: options.duration, requests: options.requests };
+  const pair = [targets.service, targets.ceiling];
+  if (options.warmup > 0) for (const scenario of scenarios) for (const target of pair) await measure(db, data, target, scenario, { ...shape, duration: options.warmup, requests: undefined });
+  const runs: Run[] = [];
+  for (const scenario of scenarios) {
     for (let round = 1; round <= options.rounds; round++) {
-      for (const scenario of scenarios) {
-        // the target that goes first alternates, so neither always meets the other's leftovers
-        for (const target of round % 2 ? [service, ceiling] : [ceiling, service]) {
-          const measurement = await measure(db, data, target, scenario, shape);
-          runs.push({ workers, scenario: scenario.name, label: scenario.label(data), target: target.kind, measurement });
-          const m = measurement;
-          say(`  ${workers}w round ${round} ${scenario.name.padEnd(19)} ${target.kind.padEnd(7)} ${m.rps.toFixed(1).padStart(8)} req/s p99 ${m.p99} ms errors ${m.errors}`);
-        }
+      // neither target always meets the other's leftovers (dead rows, a warm cache)
+      for (const target of round % 2 ? pair : [...pair].reverse()) {
+        const m = await measure(db, data, target, scenario, shape);
+        runs.push({ workers, scenario: scenario.name, label: scenario.label(data), target: target.kind, measurement: m });
+        say(`  ${workers}w ${scenario.name.padEnd(19)} round ${round} ${target.kind.padEnd(7)} ${m.rps.toFixed(1).padStart(8)} req/s p99 ${m.p99} ms errors ${m.errors}`);
       }
     }
-    return runs;
-  } finally {
-    await Promise.all([service.stop(), ceiling.stop()]);
   }
+  return runs;
+}
+
+/**
+ * Every scenario on processes of its own (unless --shared-processes), so its peak memory is its
+ * own and not what an earlier scenario left; the answers are checked on a pair of their own first.
+ */
+async function runWorkers(options: BenchOptions, db: Knex, url: string, data: BenchData, workers: number): Promise<Run[]> {
+  const agreed = await withTargets(url, workers, ({ service, ceiling }) => checkAgreement(service, ceiling, data, db));
+  say(`${workers} worker(s): the ceiling answers as the service does (${agreed.reads} reads, ${agreed.identical} byte for byte; ${agreed.writes} writes).`);
+  const scenarios = SCENARIOS.filter((s) => options.scenarios.includes(s.name));
+  const runs: Run[] = [];
+  for (const group of options.sharedProcesses ? [scenarios] : scenarios.map((s) => [s])) {
+    runs.push(...(await withTargets(url, workers, (targets) => measureGroup(options, db, data, workers, group, targets))));
+  }
+  return runs;
 }
 
 async function main(options: BenchOptions): Promise<number> {

@@ -16,6 +16,8 @@ export interface BenchOptions {
   connections: number;
   workers: number[];
   scenarios: string[];
+  /** One service and one ceiling per worker count for every scenario, instead of a pair per scenario. */
+  sharedProcesses: boolean;
   /** Where the table goes as JSON too. */
   json: string | undefined;
   keep: boolean;
@@ -30,23 +32,25 @@ export const USAGE = `Usage: npm run bench -- [options]
 Seeds a new database bms_bench_<random> on DATABASE_URL's server (default ${DEFAULT_SERVER}),
 runs the service and the raw ceiling (bench/ceiling.ts) side by side, and prints one table.
 
-  --issues N        issues to seed (default 100000)
-  --rounds N        measured rounds; service and ceiling alternate in each (default 3)
-  --duration S      seconds per measured run (default 10)
-  --requests N      a fixed number of requests per run instead of --duration (at least --connections)
-  --warmup S        unmeasured seconds per scenario and target before round 1 (default 2)
-  --connections N   concurrent connections (default 32)
-  --workers LIST    WEB_CONCURRENCY values to run, comma-separated (default 1,2)
-  --scenarios LIST  scenarios to run, comma-separated (default all: ${SCENARIO_NAMES.join(', ')})
-  --json FILE       write the table as JSON too
-  --keep            keep the database at the end (its URL is printed)
-  --smoke           tiny and quick: --issues 1000 --rounds 1 --requests 100 --warmup 0
-  --help            this text
+  --issues N           issues to seed (default 100000)
+  --rounds N           measured rounds; service and ceiling alternate in each (default 3)
+  --duration S         seconds per measured run (default 10)
+  --requests N         a fixed number of requests per run instead of --duration (at least --connections)
+  --warmup S           unmeasured seconds per scenario and target before its rounds (default 2)
+  --connections N      concurrent connections (default 32)
+  --workers LIST       WEB_CONCURRENCY values to run, comma-separated (default 1,2)
+  --scenarios LIST     scenarios to run, comma-separated (default all: ${SCENARIO_NAMES.join(', ')})
+  --shared-processes   one service and one ceiling per worker count for all scenarios, not a fresh
+                       pair per scenario (quicker; peak RSS then carries earlier scenarios' memory)
+  --json FILE          write the table as JSON too
+  --keep               keep the database at the end (its URL is printed)
+  --smoke              tiny and quick: --issues 1000 --rounds 1 --requests 100 --warmup 0 --shared-processes
+  --help               this text
 
 Exits 1 when any request failed or the ceiling's answers differ from the service's.`;
 
-const DEFAULTS = { issues: 100_000, rounds: 3, duration: 10, requests: undefined as number | undefined, warmup: 2, connections: 32, workers: '1,2' };
-const SMOKE = { ...DEFAULTS, issues: 1000, rounds: 1, requests: 100, warmup: 0 };
+const DEFAULTS = { issues: 100_000, rounds: 3, duration: 10, requests: undefined as number | undefined, warmup: 2, connections: 32, workers: '1,2', sharedProcesses: false };
+const SMOKE = { ...DEFAULTS, issues: 1000, rounds: 1, requests: 100, warmup: 0, sharedProcesses: true };
 
 function count(name: string, raw: string | undefined, fallback: number, min = 1): number {
   if (raw === undefined) return fallback;
@@ -78,6 +82,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
         workers: { type: 'string' },
         scenarios: { type: 'string' },
         json: { type: 'string' },
+        'shared-processes': { type: 'boolean' },
         keep: { type: 'boolean', default: false },
         smoke: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
@@ -101,6 +106,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     connections,
     workers,
     scenarios: parsed.scenarios === undefined ? [...SCENARIO_NAMES] : list('scenarios', parsed.scenarios, SCENARIO_NAMES),
+    sharedProcesses: parsed['shared-processes'] ?? d.sharedProcesses,
     json: parsed.json,
     keep: parsed.keep,
   };

@@ -60,7 +60,7 @@ function ready(child: ChildProcess, kind: TargetKind, workers: number): Promise<
   });
 }
 
-export async function startTarget(kind: TargetKind, databaseUrl: string, workers: number): Promise<Target> {
+async function startTarget(kind: TargetKind, databaseUrl: string, workers: number): Promise<Target> {
   const port = await freePort();
   const env = { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), WEB_CONCURRENCY: String(workers) };
   const child = spawn(process.execPath, [SCRIPTS[kind]], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -83,6 +83,23 @@ export async function startTarget(kind: TargetKind, databaseUrl: string, workers
       clearTimeout(timer);
     },
   };
+}
+
+export interface Targets {
+  service: Target;
+  ceiling: Target;
+}
+
+/** Starts the service and the ceiling side by side, runs `work` with them, stops both. */
+export async function withTargets<T>(databaseUrl: string, workers: number, work: (targets: Targets) => Promise<T>): Promise<T> {
+  const started = await Promise.allSettled([startTarget('service', databaseUrl, workers), startTarget('ceiling', databaseUrl, workers)]);
+  const [service, ceiling] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+  try {
+    if (!service || !ceiling) throw started.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []))[0];
+    return await work({ service, ceiling });
+  } finally {
+    await Promise.all([service?.stop(), ceiling?.stop()]);
+  }
 }
 
 /** Peak resident memory of a target's serving processes over a stretch of work (summed over workers). */
