@@ -2,7 +2,7 @@
 import autocannon from 'autocannon';
 import type { BenchData } from './seed.js';
 import type { BenchRequest, Scenario, Turn } from './scenarios.js';
-import { withPeakRss, type Target } from './targets.js';
+import { withUsage, type Target } from './targets.js';
 
 export interface Measurement {
   requests: number;
@@ -17,6 +17,8 @@ export interface Measurement {
   failures: Record<string, number>;
   /** Bytes; summed over workers. */
   peakRss: number;
+  /** CPU time of the serving processes per completed request, milliseconds: the cost that a busy machine does not blur. */
+  cpuMsPerRequest: number;
 }
 
 export interface LoadShape {
@@ -44,7 +46,7 @@ export async function runLoad(target: Target, scenario: Scenario, data: BenchDat
     return { ...req, ...made };
   };
   const token = scenario.as === 'admin' ? data.adminToken : data.viewerToken;
-  const { result, peakRss } = await withPeakRss(target, () =>
+  const { result, peakRss, cpuMs } = await withUsage(target, () =>
     autocannon({
       url: target.url,
       connections: shape.connections,
@@ -68,5 +70,6 @@ export async function runLoad(target: Target, scenario: Scenario, data: BenchDat
     errors,
     failures,
     peakRss,
+    cpuMsPerRequest: cpuMs / Math.max(result.requests.total, 1),
   };
 }

@@ -1,4 +1,4 @@
-/** Linux /proc readings about processes this program started: their children and their memory. */
+/** Linux /proc readings about processes this program started: their children, memory and CPU time. */
 import fs from 'node:fs';
 
 /** The pids of `pid`'s child processes (none once it is gone). */
@@ -27,3 +27,14 @@ export function resetPeakRss(pid: number): void {
 
 /** The highest resident size of `pid` since it started or since `resetPeakRss`. */
 export const peakRss = (pid: number): number => statusBytes(pid, 'VmHWM');
+
+/** Linux counts CPU time in clock ticks of 1/100 s (USER_HZ) on every architecture it reports it for. */
+const MS_PER_TICK = 10;
+
+/** CPU time `pid` has used so far, user and system, in milliseconds. */
+export function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // fields after the command name, which may hold spaces: state is the first, utime the 12th, stime the 13th
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
+}

@@ -25,6 +25,7 @@ export interface Row {
   /** The errors by kind, summed over the rounds (kinds that did not occur left out). */
   failures: Record<string, number>;
   peakRssMiB: number;
+  cpuMsPerRequest: number;
   /** The service's median req/s over the ceiling's (service rows only). */
   ratio: number | undefined;
 }
@@ -63,6 +64,7 @@ export function tabulate(runs: readonly Run[]): Row[] {
       errors: m.reduce((sum, x) => sum + x.errors, 0),
       failures: sumFailures(m.map((x) => x.failures)),
       peakRssMiB: Math.max(...m.map((x) => x.peakRss)) / 2 ** 20,
+      cpuMsPerRequest: median(m.map((x) => x.cpuMsPerRequest)),
       ratio: undefined,
     };
   });
@@ -77,7 +79,7 @@ const number = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFra
 
 /** A Markdown table, as the README shows it. */
 export function render(rows: readonly Row[]): string {
-  const head = ['workers', 'scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'service/ceiling'];
+  const head = ['workers', 'scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'CPU ms/req', 'service/ceiling'];
   const body = rows.map((r) => [
     String(r.workers),
     r.label,
@@ -87,6 +89,7 @@ export function render(rows: readonly Row[]): string {
     number(r.p99),
     number(r.errors),
     number(r.peakRssMiB),
+    number(r.cpuMsPerRequest, r.cpuMsPerRequest < 10 ? 2 : 0),
     r.ratio === undefined ? '' : `${Math.round(r.ratio * 100)}%`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));

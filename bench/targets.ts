@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { childPids, peakRss, resetPeakRss } from './proc.js';
+import { childPids, cpuMs, peakRss, resetPeakRss } from './proc.js';
 
 export type TargetKind = 'service' | 'ceiling';
 
@@ -102,10 +102,12 @@ export async function withTargets<T>(databaseUrl: string, workers: number, work:
   }
 }
 
-/** Peak resident memory of a target's serving processes over a stretch of work (summed over workers). */
-export async function withPeakRss<T>(target: Target, work: () => Promise<T>): Promise<{ result: T; peakRss: number }> {
+/** What a target's serving processes used over a stretch of work: peak resident memory and CPU time, summed over workers. */
+export async function withUsage<T>(target: Target, work: () => Promise<T>): Promise<{ result: T; peakRss: number; cpuMs: number }> {
   const pids = target.servingPids();
   pids.forEach(resetPeakRss);
+  const cpuBefore = pids.map(cpuMs);
   const result = await work();
-  return { result, peakRss: pids.reduce((sum, pid) => sum + peakRss(pid), 0) };
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  return { result, peakRss: sum(pids.map(peakRss)), cpuMs: sum(pids.map(cpuMs)) - sum(cpuBefore) };
 }
