@@ -11,21 +11,14 @@ export interface Run {
   measurement: Measurement;
 }
 
-export interface Row {
+/** A measurement's fields as medians over the rounds (errors and failures summed, the highest peak memory). */
+export interface Row extends Omit<Measurement, 'peakRss'> {
   workers: number;
   scenario: ScenarioName;
   label: string;
   target: TargetKind;
   rounds: number;
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /** The errors by kind, summed over the rounds (kinds that did not occur left out). */
-  failures: Record<string, number>;
   peakRssMiB: number;
-  cpuMsPerRequest: number;
   /** The service's median req/s over the ceiling's (service rows only). */
   ratio: number | undefined;
 }

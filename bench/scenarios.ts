@@ -33,7 +33,7 @@ export interface Scenario {
 const ISSUES = '/api/issue/issue';
 /** A stride coprime with most sizes, so consecutive details are far apart in the table. */
 const STRIDE = 7919;
-const grouped = (n: number) => n.toLocaleString('en-US');
+const rows = (n: number) => `${n.toLocaleString('en-US')} row${n === 1 ? '' : 's'}`;
 
 const json = (method: 'POST' | 'PATCH', path: string, body: unknown): BenchRequest => ({ method, path, body: JSON.stringify(body) });
 
@@ -76,11 +76,11 @@ export const SCENARIOS: readonly Scenario[] = [
   read('detail', () => 'issue detail', 'admin', (data, n) => `${ISSUES}/${1 + ((n * STRIDE) % data.issues)}`),
   read(
     'filtered-list',
-    (data) => `filtered list (?tracker=&state=, ${grouped(data.filtered.rows)} rows)`,
+    (data) => `filtered list (?tracker=&state=, ${rows(data.filtered.rows)})`,
     'admin',
     (data) => `${ISSUES}?tracker=${data.filtered.tracker}&state=${data.filtered.state}`,
   ),
-  read('tracker-list', (data) => `one tracker's list (${grouped(data.trackerList.rows)} rows)`, 'admin', (data) => `${ISSUES}?tracker=${data.trackerList.tracker}`),
+  read('tracker-list', (data) => `one tracker's list (${rows(data.trackerList.rows)})`, 'admin', (data) => `${ISSUES}?tracker=${data.trackerList.tracker}`),
   read('tracker-list-viewer', () => 'the same list, non-superuser (visibility rules)', 'viewer', (data) => `${ISSUES}?tracker=${data.trackerList.tracker}`),
   write('create', 'create issue with 2 categories', 201, (data) => ({ n }) =>
     json('POST', ISSUES, { title: `Bench issue ${n}`, description: 'Created by the bench.', tracker_id: data.writes.tracker, category_ids: data.writes.categories }),
