@@ -36,7 +36,8 @@ export interface DatabaseConfig {
   bounds?: Partial<DatabaseBounds>;
 }
 
-export interface Config extends DatabaseConfig {
+/** What one serving process needs. */
+export interface ServerConfig extends DatabaseConfig {
   host: string;
   port: number;
   logLevel: string;
@@ -50,6 +51,13 @@ export interface Config extends DatabaseConfig {
   principalCacheMs: number;
 }
 
+export interface Config extends ServerConfig {
+  /** Worker processes serving HTTP (WEB_CONCURRENCY); above 1 they are forked with node:cluster. */
+  workers: number;
+}
+
+/** More workers than this only adds memory: each is a whole process with its own database pool. */
+const MAX_WORKERS = 64;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 const postgresUrl = makeValidator<string>((input) => {
@@ -70,6 +78,10 @@ const poolSize = makeValidator<number>((input) => {
 });
 const rowCount = makeValidator<number>((input) => {
   if (!/^\d{1,9}$/.test(input) || Number(input) < 1) throw new Error('not a count');
+  return Number(input);
+});
+const workerCount = makeValidator<number>((input) => {
+  if (!/^\d{1,3}$/.test(input) || Number(input) < 1 || Number(input) > MAX_WORKERS) throw new Error('not a worker count');
   return Number(input);
 });
 const logLevel = makeValidator<string>((input) => {
@@ -93,6 +105,7 @@ const SERVER = {
   TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
   MAX_LIST_ROWS: rowCount({ default: undefined, desc: 'a number of records from 1 to 999999999 (unset: no cap)' }),
   PRINCIPAL_CACHE_MS: milliseconds({ default: 5000, desc: 'a whole number of milliseconds (0: no cache)' }),
+  WEB_CONCURRENCY: workerCount({ default: 1, desc: `a number of worker processes from 1 to ${MAX_WORKERS}` }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
@@ -162,10 +175,16 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     maxListRows: e.MAX_LIST_ROWS,
     principalCacheMs: e.PRINCIPAL_CACHE_MS,
+    workers: e.WEB_CONCURRENCY,
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(
       'SECURE_COOKIES=true needs TRUST_PROXY=true: the service itself speaks plain HTTP, so Secure cookies work only behind an HTTPS proxy that sends X-Forwarded-Proto.',
+    );
+  }
+  if (config.workers > 1 && !config.databaseUrl) {
+    throw new StartupError(
+      `WEB_CONCURRENCY=${config.workers} needs DATABASE_URL: the embedded database (BMS_DATA_DIR) can be opened by one process only.`,
     );
   }
   return config;

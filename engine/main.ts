@@ -1,17 +1,27 @@
-/** `npm start`: check the settings, migrate, create the first admin on an empty database, serve. */
+/**
+ * `npm start`: check the settings, migrate, create the first admin on an empty database, serve.
+ * With WEB_CONCURRENCY > 1 the primary does the first three once, then forks workers that serve.
+ */
+import cluster from 'node:cluster';
+import { superviseWorkers } from './cluster.js';
 import { readConfig } from './config.js';
 import { createLogger, flushLog, type Logger } from './log.js';
-import { startService } from './service.js';
+import { prepareDatabase, startService } from './service.js';
 import { StartupError } from './startup-error.js';
 
 let log: Logger | undefined;
 try {
   const config = readConfig();
   log = createLogger(config.logLevel);
-  const svc = await startService(config, log);
-  const stop = () => void svc.close().then(() => flushLog(log!)).then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  if (config.workers > 1 && cluster.isPrimary) {
+    await prepareDatabase(config);
+    superviseWorkers(config.workers, log);
+  } else {
+    const svc = await startService(config, log, { prepared: cluster.isWorker });
+    const stop = () => void svc.close().then(() => flushLog(log!)).then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  }
 } catch (err) {
   // what the user can fix is one plain line; anything else is a bug and keeps its stack
   if (err instanceof StartupError) process.stderr.write(`${err.message}\n`);

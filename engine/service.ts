@@ -3,7 +3,7 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
-import type { Config } from './config.js';
+import type { DatabaseConfig, ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
@@ -43,7 +43,7 @@ const LISTEN_FAILURES: Record<string, string> = {
 };
 
 /** Listens, or fails with one line naming HOST:PORT and why. */
-function listen(server: http.Server, { host, port }: Pick<Config, 'host' | 'port'>): Promise<void> {
+function listen(server: http.Server, { host, port }: Pick<ServerConfig, 'host' | 'port'>): Promise<void> {
   return new Promise((resolve, reject) => {
     const fail = (err: NodeJS.ErrnoException) =>
       reject(new StartupError(`Cannot listen on ${host}:${port} (HOST, PORT): ${LISTEN_FAILURES[err.code ?? ''] ?? err.message}.`));
@@ -55,17 +55,33 @@ function listen(server: http.Server, { host, port }: Pick<Config, 'host' | 'port
   });
 }
 
-export async function startService(config: Config, log: Logger, opts: { quiet?: boolean } = {}): Promise<RunningService> {
-  const registry = await loadRegistry();
-  const principals = new PrincipalCache(config.principalCacheMs);
-  const db = await openDatabase(config, principalsChannel(principals));
+/** Migrations, then the first admin on an empty database (printed unless `quiet`): once per start, before serving. */
+async function prepare(db: Knex, config: DatabaseConfig, quiet: boolean): Promise<void> {
   await migrateForService(db, config);
   const first = await createFirstAdmin(db);
-  if (first && !opts.quiet) {
+  if (first && !quiet) {
     process.stdout.write(
       `\nFirst start: created superuser "admin".\n  password: ${first.password}\n  API token: ${first.token}\nThese are shown once; keep them.\n\n`,
     );
   }
+}
+
+/** `prepare` alone, for a cluster's primary, which serves nothing itself. */
+export async function prepareDatabase(config: DatabaseConfig): Promise<void> {
+  const db = await openDatabase(config);
+  try {
+    await prepare(db, config, false);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Serves; `prepared`: a cluster's worker, whose primary has migrated and bootstrapped already. */
+export async function startService(config: ServerConfig, log: Logger, opts: { quiet?: boolean; prepared?: boolean } = {}): Promise<RunningService> {
+  const registry = await loadRegistry();
+  const principals = new PrincipalCache(config.principalCacheMs);
+  const db = await openDatabase(config, principalsChannel(principals));
+  if (!opts.prepared) await prepare(db, config, opts.quiet ?? false);
   const changes = await listenForPrincipalChanges(db, config.databaseUrl, principals, log);
   const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy, maxListRows: config.maxListRows, principals });
   const server = http.createServer(app.koa.callback());

@@ -61,6 +61,9 @@ describe('start-up settings and failures', function () {
       [{ DATABASE_URL: 'localhost:5432/bms' }, 'Invalid setting DATABASE_URL="localhost:5432/bms": expected a PostgreSQL URL such as postgres://user:password@host:5432/database.'],
       // the password is not shown
       [{ DATABASE_URL: 'mysql://app:s3cret@db/bms' }, 'Invalid setting DATABASE_URL="mysql://app:***@db/bms": expected a PostgreSQL URL such as postgres://user:password@host:5432/database.'],
+      [{ WEB_CONCURRENCY: '0' }, 'Invalid setting WEB_CONCURRENCY="0": expected a number of worker processes from 1 to 64.'],
+      [{ WEB_CONCURRENCY: 'two' }, 'Invalid setting WEB_CONCURRENCY="two": expected a number of worker processes from 1 to 64.'],
+      [{ WEB_CONCURRENCY: '65' }, 'Invalid setting WEB_CONCURRENCY="65": expected a number of worker processes from 1 to 64.'],
       [
         { DATABASE_URL: '', BMS_DATA_DIR: '/etc/passwd/data' },
         'Invalid setting BMS_DATA_DIR="/etc/passwd/data": expected a directory this user can write to (/etc/passwd is not), or set DATABASE_URL.',
@@ -79,6 +82,13 @@ describe('start-up settings and failures', function () {
   it('refuses SECURE_COOKIES=true without TRUST_PROXY=true: the service itself speaks plain HTTP', async () => {
     expect(failure(await start(db, { SECURE_COOKIES: 'true' }))).to.equal(
       'SECURE_COOKIES=true needs TRUST_PROXY=true: the service itself speaks plain HTTP, so Secure cookies work only behind an HTTPS proxy that sends X-Forwarded-Proto.',
+    );
+    expect(await untouched(db)).to.equal(true);
+  });
+
+  it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process alone may open', async () => {
+    expect(failure(await start(db, { DATABASE_URL: '', WEB_CONCURRENCY: '2' }))).to.equal(
+      'WEB_CONCURRENCY=2 needs DATABASE_URL: the embedded database (BMS_DATA_DIR) can be opened by one process only.',
     );
     expect(await untouched(db)).to.equal(true);
   });

@@ -1,5 +1,5 @@
 /** Root hooks: one database and one listening service for the whole run, torn down at the end. */
-import type { Config, DatabaseConfig } from '../../engine/config.js';
+import type { DatabaseConfig, ServerConfig } from '../../engine/config.js';
 import { createLogger } from '../../engine/log.js';
 import { startService, type RunningService } from '../../engine/service.js';
 import { createToken } from '../../engine/auth/tokens.js';
@@ -22,7 +22,7 @@ export function suite(): Suite {
 }
 
 /** The settings of an in-process test service on `database`, with `overrides`. */
-export function testConfig(database: DatabaseConfig, overrides: Partial<Config> = {}): Config {
+export function testConfig(database: DatabaseConfig, overrides: Partial<ServerConfig> = {}): ServerConfig {
   return {
     databaseUrl: database.databaseUrl,
     dataDir: database.dataDir,

@@ -49,6 +49,8 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** Resolves with the exit code once the process has ended. */
   exited: Promise<number | null>;
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string;
 }
 
 /** `npm start` (of the compiled tree `tree`) as a process of its own on `db` and a free port, until stopped; resolves once it listens. */
@@ -65,5 +67,5 @@ export async function startServiceProcess(db: TestDatabase, extraEnv: Record<str
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     void exited.then((code) => reject(new Error(`the service exited with ${code}: ${out}`)));
   });
-  return { url, token: /API token: ([0-9a-f]{64})/.exec(out)?.[1], child, exited };
+  return { url, token: /API token: ([0-9a-f]{64})/.exec(out)?.[1], child, exited, output: () => out };
 }

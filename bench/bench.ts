@@ -1,0 +1,107 @@
+/**
+ * `npm run bench`: a fresh database seeded by SQL, then the service and the raw ceiling driven
+ * alike, scenario by scenario, alternating which goes first in each round, for each worker count.
+ * Prints one table (stdout; progress on stderr) and exits 1 when a request failed or the ceiling's
+ * answers differ from the service's.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { checkAgreement, Disagreement } from './agreement.js';
+import { createBenchDatabase } from './database.js';
+import { runLoad, type LoadShape } from './load.js';
+import { readOptions, UsageError, USAGE, type BenchOptions } from './options.js';
+import { render, tabulate, type Run } from './report.js';
+import { SCENARIOS, type Scenario } from './scenarios.js';
+import { restoreWrites, seedBenchData, type BenchData } from './seed.js';
+import { withTargets, type Target, type Targets } from './targets.js';
+import type { Knex } from 'knex';
+
+const say = (line: string) => void process.stderr.write(`${line}\n`);
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+/** One run, with the data put back afterwards when the scenario writes. */
+async function measure(db: Knex, data: BenchData, target: Target, scenario: Scenario, shape: LoadShape) {
+  try {
+    return await runLoad(target, scenario, data, shape);
+  } finally {
+    if (scenario.writes) await restoreWrites(db, data);
+  }
+}
+
+/** The scenarios of one pair of processes: warm-up, then the rounds, the target that goes first alternating. */
+async function measureGroup(options: BenchOptions, db: Knex, data: BenchData, workers: number, scenarios: readonly Scenario[], targets: Targets): Promise<Run[]> {
+  const shape: LoadShape = { connections: options.connections, duration: options.duration, requests: options.requests };
+  const pair = [targets.service, targets.ceiling];
+  if (options.warmup > 0) for (const scenario of scenarios) for (const target of pair) await measure(db, data, target, scenario, { ...shape, duration: options.warmup, requests: undefined });
+  const runs: Run[] = [];
+  for (const scenario of scenarios) {
+    for (let round = 1; round <= options.rounds; round++) {
+      // neither target always meets the other's leftovers (dead rows, a warm cache)
+      for (const target of round % 2 ? pair : [...pair].reverse()) {
+        const m = await measure(db, data, target, scenario, shape);
+        runs.push({ workers, scenario: scenario.name, label: scenario.label(data), target: target.kind, measurement: m });
+        say(`  ${workers}w ${scenario.name.padEnd(19)} round ${round} ${target.kind.padEnd(7)} ${m.rps.toFixed(1).padStart(8)} req/s p99 ${m.p99} ms errors ${m.errors}`);
+      }
+    }
+  }
+  return runs;
+}
+
+/**
+ * Every scenario on processes of its own (unless --shared-processes), so its peak memory is its
+ * own and not what an earlier scenario left; the answers are checked on a pair of their own first.
+ */
+async function runWorkers(options: BenchOptions, db: Knex, url: string, data: BenchData, workers: number): Promise<Run[]> {
+  const agreed = await withTargets(url, workers, ({ service, ceiling }) => checkAgreement(service, ceiling, data, db));
+  say(`${workers} worker(s): the ceiling answers as the service does (${agreed.reads} reads, ${agreed.identical} byte for byte; ${agreed.writes} writes).`);
+  const scenarios = SCENARIOS.filter((s) => options.scenarios.includes(s.name));
+  const runs: Run[] = [];
+  for (const group of options.sharedProcesses ? [scenarios] : scenarios.map((s) => [s])) {
+    runs.push(...(await withTargets(url, workers, (targets) => measureGroup(options, db, data, workers, group, targets))));
+  }
+  return runs;
+}
+
+async function main(options: BenchOptions): Promise<number> {
+  let began = Date.now();
+  const bench = await createBenchDatabase(options.serverUrl);
+  say(`Created and migrated ${bench.url.replace(/\/\/[^@/]*@/, '//')} in ${seconds(began)}.`);
+  try {
+    began = Date.now();
+    const data = await seedBenchData(bench.db, options.issues);
+    say(`Seeded ${options.issues.toLocaleString('en-US')} issues in ${seconds(began)}.`);
+    const runs: Run[] = [];
+    for (const workers of options.workers) runs.push(...(await runWorkers(options, bench.db, bench.url, data, workers)));
+    const rows = tabulate(runs);
+    const { rows: [pgVersion] } = (await bench.db.raw('show server_version')) as { rows: { server_version: string }[] };
+    const per = options.requests === undefined ? `${options.duration} s` : `${options.requests} requests`;
+    process.stdout.write(
+      `\n${os.cpus().length} CPUs, Node ${process.version}, PostgreSQL ${pgVersion?.server_version}; ${options.issues.toLocaleString('en-US')} issues, ` +
+        `${options.connections} connections, ${per} per run, median of ${options.rounds} round(s)\n\n${render(rows)}\n`,
+    );
+    if (options.json) fs.writeFileSync(options.json, `${JSON.stringify({ options, cpus: os.cpus().length, node: process.version, rows }, null, 2)}\n`);
+    const failed = rows.filter((r) => r.errors > 0);
+    for (const r of failed) {
+      const kinds = Object.entries(r.failures).map(([kind, n]) => `${n} ${/^\d+$/.test(kind) ? `answered ${kind}` : kind}`);
+      say(`FAILED: ${r.label}, ${r.target}, ${r.workers} worker(s): ${r.errors} request(s) did not get ${SCENARIOS.find((s) => s.name === r.scenario)!.status} (${kinds.join(', ')}).`);
+    }
+    return failed.length ? 1 : 0;
+  } finally {
+    if (options.keep) say(`Kept the database: ${bench.url}`);
+    else await bench.drop();
+  }
+}
+
+try {
+  const options = readOptions(process.argv.slice(2), process.env);
+  if (!options) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  process.exit(await main(options));
+} catch (err) {
+  if (err instanceof UsageError) say(`${err.message}\n\n${USAGE}`);
+  else if (err instanceof Disagreement) say(`FAILED: the ceiling does not answer as the service does: ${err.message}`);
+  else throw err;
+  process.exit(err instanceof UsageError ? 2 : 1);
+}

@@ -1,0 +1,75 @@
+/** One measured run: a scenario against a target with autocannon, for a duration or a number of requests. */
+import autocannon from 'autocannon';
+import type { BenchData } from './seed.js';
+import type { BenchRequest, Scenario, Turn } from './scenarios.js';
+import { withUsage, type Target } from './targets.js';
+
+export interface Measurement {
+  requests: number;
+  /** Completed requests per second. */
+  rps: number;
+  /** Latency percentiles, milliseconds. */
+  p50: number;
+  p99: number;
+  /** Answers with another status than the scenario's, plus socket errors and timeouts. */
+  errors: number;
+  /** The errors by kind: a status code, `timeout` or `socket error`. */
+  failures: Record<string, number>;
+  /** Bytes; summed over workers. */
+  peakRss: number;
+  /** CPU time of the serving processes per completed request, milliseconds: the cost that a busy machine does not blur. */
+  cpuMsPerRequest: number;
+}
+
+export interface LoadShape {
+  connections: number;
+  /** Seconds; ignored when `requests` is set. */
+  duration: number;
+  requests: number | undefined;
+}
+
+/** Per-connection state: autocannon deep-copies the request options for every connection. */
+interface Connection {
+  slot: number;
+  k: number;
+}
+
+export async function runLoad(target: Target, scenario: Scenario, data: BenchData, shape: LoadShape): Promise<Measurement> {
+  const next = scenario.requests(data, shape.connections);
+  let n = 0;
+  let slots = 0;
+  const setupRequest = (req: autocannon.Request): autocannon.Request => {
+    const c = (req as { connection: Connection }).connection;
+    if (c.slot < 0) c.slot = slots++;
+    const turn: Turn = { n: n++, slot: c.slot, k: c.k++ };
+    const made: BenchRequest = next(turn);
+    return { ...req, ...made };
+  };
+  const token = scenario.as === 'admin' ? data.adminToken : data.viewerToken;
+  const { result, peakRss, cpuMs } = await withUsage(target, () =>
+    autocannon({
+      url: target.url,
+      connections: shape.connections,
+      // autocannon notices the end of a run at its next sample; 100 ms keeps short runs short
+      sampleInt: 100,
+      // a 5,000-row list queued behind 31 others takes seconds on a busy machine; only a hang should count as an error
+      timeout: 60,
+      ...(shape.requests === undefined ? { duration: shape.duration } : { amount: shape.requests }),
+      headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+      requests: [{ connection: { slot: -1, k: 0 }, setupRequest } as autocannon.Request],
+    }),
+  );
+  const failures: Record<string, number> = { timeout: result.timeouts, 'socket error': result.errors - result.timeouts };
+  for (const [status, { count = 0 }] of Object.entries(result.statusCodeStats ?? {})) if (status !== String(scenario.status)) failures[status] = count;
+  const errors = Object.values(failures).reduce((sum, n) => sum + n, 0);
+  return {
+    requests: result.requests.total,
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors,
+    failures,
+    peakRss,
+    cpuMsPerRequest: cpuMs / Math.max(result.requests.total, 1),
+  };
+}

@@ -1,0 +1,93 @@
+/** The runs folded into one table: medians over the rounds, errors summed, the highest peak memory, the ratio to the ceiling. */
+import type { Measurement } from './load.js';
+import type { ScenarioName } from './scenarios.js';
+import type { TargetKind } from './targets.js';
+
+export interface Run {
+  workers: number;
+  scenario: ScenarioName;
+  label: string;
+  target: TargetKind;
+  measurement: Measurement;
+}
+
+/** A measurement's fields as medians over the rounds (errors and failures summed, the highest peak memory). */
+export interface Row extends Omit<Measurement, 'peakRss'> {
+  workers: number;
+  scenario: ScenarioName;
+  label: string;
+  target: TargetKind;
+  rounds: number;
+  peakRssMiB: number;
+  /** The service's median req/s over the ceiling's (service rows only). */
+  ratio: number | undefined;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+function sumFailures(all: readonly Record<string, number>[]): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const failures of all) for (const [kind, n] of Object.entries(failures)) if (n) sum[kind] = (sum[kind] ?? 0) + n;
+  return sum;
+}
+
+export function tabulate(runs: readonly Run[]): Row[] {
+  const groups = new Map<string, Run[]>();
+  for (const run of runs) {
+    const key = `${run.workers}|${run.scenario}|${run.target}`;
+    groups.set(key, [...(groups.get(key) ?? []), run]);
+  }
+  const rows = [...groups.values()].map((group): Row => {
+    const m = group.map((r) => r.measurement);
+    const { workers, scenario, label, target } = group[0]!;
+    return {
+      workers,
+      scenario,
+      label,
+      target,
+      rounds: group.length,
+      requests: m.reduce((sum, x) => sum + x.requests, 0),
+      rps: median(m.map((x) => x.rps)),
+      p50: median(m.map((x) => x.p50)),
+      p99: median(m.map((x) => x.p99)),
+      errors: m.reduce((sum, x) => sum + x.errors, 0),
+      failures: sumFailures(m.map((x) => x.failures)),
+      peakRssMiB: Math.max(...m.map((x) => x.peakRss)) / 2 ** 20,
+      cpuMsPerRequest: median(m.map((x) => x.cpuMsPerRequest)),
+      ratio: undefined,
+    };
+  });
+  for (const row of rows) {
+    const ceiling = rows.find((r) => r.target === 'ceiling' && r.workers === row.workers && r.scenario === row.scenario);
+    if (row.target === 'service' && ceiling) row.ratio = row.rps / ceiling.rps;
+  }
+  return rows;
+}
+
+const number = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/** A Markdown table, as the README shows it. */
+export function render(rows: readonly Row[]): string {
+  const head = ['workers', 'scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'CPU ms/req', 'service/ceiling'];
+  const body = rows.map((r) => [
+    String(r.workers),
+    r.label,
+    r.target,
+    number(r.rps, r.rps < 100 ? 1 : 0),
+    number(r.p50),
+    number(r.p99),
+    number(r.errors),
+    number(r.peakRssMiB),
+    number(r.cpuMsPerRequest, r.cpuMsPerRequest < 10 ? 2 : 0),
+    r.ratio === undefined ? '' : `${Math.round(r.ratio * 100)}%`,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const numeric = (i: number) => i >= 3;
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (numeric(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (numeric(i) ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
+  return [line(head), rule, ...body.map(line)].join('\n');
+}

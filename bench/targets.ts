@@ -1,0 +1,113 @@
+/**
+ * What the bench drives: the service (`node dist/engine/main.js`) or the ceiling, each a child
+ * process on a free port with WEB_CONCURRENCY workers, ready once every worker has logged that it
+ * listens. The log is read and dropped, as a log collector would.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { childPids, cpuMs, peakRss, resetPeakRss } from './proc.js';
+
+export type TargetKind = 'service' | 'ceiling';
+
+export interface Target {
+  kind: TargetKind;
+  url: string;
+  /** The processes that serve requests: the process itself, or its workers. */
+  servingPids(): number[];
+  stop(): Promise<void>;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const SCRIPTS: Record<TargetKind, string> = { service: path.resolve(here, '../engine/main.js'), ceiling: path.resolve(here, 'ceiling.js') };
+const READY_WITHIN_MS = 60_000;
+const STOP_WITHIN_MS = 15_000;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once `workers` distinct pids have logged `listening`; rejects with what it printed if it exits first or takes too long. */
+function ready(child: ChildProcess, kind: TargetKind, workers: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const listening = new Set<number>();
+    const fail = (why: string) => reject(new Error(`the ${kind} ${why}:\n${output.slice(-4000)}`));
+    const timer = setTimeout(() => fail(`did not listen within ${READY_WITHIN_MS / 1000} s`), READY_WITHIN_MS);
+    const onExit = (code: number | null) => fail(`exited with ${code}`);
+    child.once('exit', onExit);
+    const watch = (chunk: Buffer) => {
+      output += chunk.toString();
+      for (const match of output.matchAll(/"pid":(\d+),[^\n]*"msg":"listening"/g)) listening.add(Number(match[1]));
+      if (listening.size < workers) return;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      child.stdout!.off('data', watch);
+      // from now on the log is drained and dropped (stderr too: errors show as error counts)
+      child.stdout!.resume();
+      child.stderr!.resume();
+      resolve();
+    };
+    child.stdout!.on('data', watch);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  });
+}
+
+async function startTarget(kind: TargetKind, databaseUrl: string, workers: number): Promise<Target> {
+  const port = await freePort();
+  const env = { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), WEB_CONCURRENCY: String(workers) };
+  const child = spawn(process.execPath, [SCRIPTS[kind]], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const pid = child.pid!;
+  try {
+    await ready(child, kind, workers);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    kind,
+    url: `http://127.0.0.1:${port}`,
+    servingPids: () => (workers > 1 ? childPids(pid) : [pid]),
+    stop: async () => {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_WITHIN_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface Targets {
+  service: Target;
+  ceiling: Target;
+}
+
+/** Starts the service and the ceiling side by side, runs `work` with them, stops both. */
+export async function withTargets<T>(databaseUrl: string, workers: number, work: (targets: Targets) => Promise<T>): Promise<T> {
+  const started = await Promise.allSettled([startTarget('service', databaseUrl, workers), startTarget('ceiling', databaseUrl, workers)]);
+  const [service, ceiling] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+  try {
+    if (!service || !ceiling) throw started.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []))[0];
+    return await work({ service, ceiling });
+  } finally {
+    await Promise.all([service?.stop(), ceiling?.stop()]);
+  }
+}
+
+/** What a target's serving processes used over a stretch of work: peak resident memory and CPU time, summed over workers. */
+export async function withUsage<T>(target: Target, work: () => Promise<T>): Promise<{ result: T; peakRss: number; cpuMs: number }> {
+  const pids = target.servingPids();
+  pids.forEach(resetPeakRss);
+  const cpuBefore = pids.map(cpuMs);
+  const result = await work();
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  return { result, peakRss: sum(pids.map(peakRss)), cpuMs: sum(pids.map(cpuMs)) - sum(cpuBefore) };
+}
