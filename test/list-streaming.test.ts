@@ -1,13 +1,13 @@
 /**
- * Lists are read from a cursor and streamed: a long list arrives whole and in order, a short one
- * in one piece with its length, and a client that goes away mid-list gives its connection back.
+ * Lists are read from a cursor: a list over the read-ahead budget streams and arrives whole and in
+ * order, a short one in one piece with its length, and a client that goes away mid-list gives its connection back.
  */
 import http from 'node:http';
 import { expect } from 'chai';
 import { suite } from './support/hooks.js';
 
 const PATH = '/api/glossar/entry';
-/** Enough records of about 1 kB each that the list is several stream chunks long. */
+/** Records of about 7 kB each: the list is longer than the read-ahead budget (8 MiB), so it streams. */
 const COUNT = 1500;
 
 /** A GET whose body is dropped after its first bytes: the client leaves mid-list. */
@@ -32,7 +32,7 @@ describe('list streaming', () => {
     expect(first.status, first.text).to.equal(201);
     const table = service.app.services.get('glossar/entry')!.resource.table;
     await service.db.raw(
-      `insert into ?? (title, description, created_by) select 'stream ' || n, repeat('long text ', 100), ? from generate_series(1, ?) n`,
+      `insert into ?? (title, description, created_by) select 'stream ' || n, repeat('long text ', 700), ? from generate_series(1, ?) n`,
       [table, suite().adminId, COUNT - 1],
     );
     ids = ((await service.db(table).where('title', 'like', 'stream %').orderBy('id').pluck('id')) as number[]);

@@ -1,12 +1,15 @@
 /**
  * Responses whose JSON PostgreSQL has already built: the texts are sent as they are. A list is
- * answered in one piece when it is short, and streamed otherwise, so its length does not decide
- * the process's memory.
+ * read ahead up to a budget and answered in one piece when it fits, so its cursor's connection goes
+ * back to the pool before the first byte is written; a longer one is streamed, so its length does
+ * not decide the process's memory.
  */
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 
-/** A list of up to this many bytes is sent with a Content-Length; a longer one is streamed in chunks of it. */
+/** A list of up to this many bytes is read whole and sent with a Content-Length. */
+const READ_AHEAD_BYTES = 8 * 1024 * 1024;
+/** A longer one is streamed in chunks of this size, holding its connection until the last. */
 const CHUNK_BYTES = 64 * 1024;
 
 export function sendJson(ctx: Context, text: string, status = 200): void {
@@ -22,7 +25,7 @@ export function sendJson(ctx: Context, text: string, status = 200): void {
  */
 export async function sendJsonArray(ctx: Context, records: AsyncIterable<string>, headers: () => Record<string, string> = () => ({})): Promise<void> {
   const iterator = records[Symbol.asyncIterator]();
-  const first = await nextChunk(iterator, '[')
+  const first = await nextChunk(iterator, '[', READ_AHEAD_BYTES)
     .then((chunk) => {
       ctx.set(headers());
       return chunk;
@@ -51,11 +54,11 @@ async function* rest(iterator: AsyncIterator<string>, head: string): AsyncGenera
 }
 
 /** Records joined with commas after `prefix` until the chunk is full or the records end. */
-async function nextChunk(iterator: AsyncIterator<string>, prefix: string): Promise<{ text: string; done: boolean }> {
+async function nextChunk(iterator: AsyncIterator<string>, prefix: string, budget = CHUNK_BYTES): Promise<{ text: string; done: boolean }> {
   const parts: string[] = [prefix];
   let size = 0;
   let separator = prefix === '[' ? '' : ',';
-  while (size < CHUNK_BYTES) {
+  while (size < budget) {
     const next = await iterator.next();
     if (next.done) return { text: parts.join(''), done: true };
     parts.push(separator, next.value);
