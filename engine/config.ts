@@ -64,26 +64,17 @@ const postgresUrl = makeValidator<string>((input) => {
   if (!['postgres:', 'postgresql:'].includes(new URL(input).protocol)) throw new Error('not postgres');
   return input;
 });
-const portNumber = makeValidator<number>((input) => {
-  if (!/^\d{1,5}$/.test(input) || Number(input) > 65535) throw new Error('not a port');
-  return Number(input);
-});
-const milliseconds = makeValidator<number>((input) => {
-  if (!/^\d{1,9}$/.test(input)) throw new Error('not a duration');
-  return Number(input);
-});
-const poolSize = makeValidator<number>((input) => {
-  if (!/^\d{1,4}$/.test(input) || Number(input) < 1) throw new Error('not a size');
-  return Number(input);
-});
-const rowCount = makeValidator<number>((input) => {
-  if (!/^\d{1,9}$/.test(input) || Number(input) < 1) throw new Error('not a count');
-  return Number(input);
-});
-const workerCount = makeValidator<number>((input) => {
-  if (!/^\d{1,3}$/.test(input) || Number(input) < 1 || Number(input) > MAX_WORKERS) throw new Error('not a worker count');
-  return Number(input);
-});
+/** A whole number from `min` to `max`, written in decimal digits only (no sign, exponent or spaces). */
+const wholeNumber = (min: number, max: number) =>
+  makeValidator<number>((input) => {
+    if (!/^\d{1,10}$/.test(input) || Number(input) < min || Number(input) > max) throw new Error('out of range');
+    return Number(input);
+  });
+const portNumber = wholeNumber(0, 65535);
+const milliseconds = wholeNumber(0, 999_999_999);
+const poolSize = wholeNumber(1, 9999);
+const rowCount = wholeNumber(1, 999_999_999);
+const workerCount = wholeNumber(1, MAX_WORKERS);
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
   return input;
