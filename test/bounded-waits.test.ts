@@ -9,6 +9,7 @@ import type { DatabaseBounds } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { startService, type RunningService } from '../engine/service.js';
 import { Client } from './support/client.js';
+import { describeWithServer } from './support/database.js';
 import { suite, testConfig } from './support/hooks.js';
 
 const PATH = '/api/glossar/entry';
@@ -25,15 +26,14 @@ async function instance(bounds: Partial<DatabaseBounds>): Promise<{ svc: Running
   return { svc, client: new Client(svc.url, admin.token) };
 }
 
-describe('bounded waits on the database', function () {
+describeWithServer('bounded waits on the database', 'PGlite has no statement timeouts or pool', function () {
   this.timeout(60_000);
   let locker: Knex;
   let release: () => Promise<void>;
   let table: string;
   let id: number;
 
-  before(async function () {
-    if (!suite().database.databaseUrl) this.skip();
+  before(async () => {
     const created = await suite().admin.post(PATH, { title: 'bounded', description: 'x' });
     id = created.body.id;
     table = suite().service.app.services.get('glossar/entry')!.resource.table;

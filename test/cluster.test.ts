@@ -8,7 +8,7 @@ import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { childPids, isRunning } from '../bench/proc.js';
-import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { createTestDatabase, describeWithServer, type TestDatabase } from './support/database.js';
 import { run, startServiceProcess, type ServiceProcess } from './support/processes.js';
 
 /** Resolves once `check` answers something other than undefined, polling for up to 20 s. */
@@ -51,11 +51,11 @@ const logOf = (service: ServiceProcess): Logged[] =>
     .filter((line) => line.startsWith('{"level"') && line.endsWith('}'))
     .map((line) => JSON.parse(line) as Logged);
 
-describe('WEB_CONCURRENCY: worker processes (node:cluster)', function () {
+// the embedded database serves one process; startup-settings tests the refusal of WEB_CONCURRENCY without a server
+describeWithServer('WEB_CONCURRENCY: worker processes (node:cluster)', 'workers share a database server', function () {
   this.timeout(120_000);
   let db: TestDatabase;
-  before(async function () {
-    if (!process.env.DATABASE_URL) this.skip(); // the embedded database serves one process (startup-settings tests the refusal)
+  before(async () => {
     db = await createTestDatabase();
   });
   after(async () => db?.drop());

@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { filtersOf } from '../engine/crud/filters.js';
+import { describeWithServer } from './support/database.js';
 import { suite } from './support/hooks.js';
 import { unique } from './support/fixtures.js';
 import { Samples } from './support/samples.js';
@@ -84,17 +85,16 @@ function indexesRead(n: PlanNode): string[] {
   return (n.Plans ?? []).filter((c) => c['Node Type'].startsWith('Bitmap')).flatMap(indexesRead);
 }
 
-describe('lists read through indexes (EXPLAIN at 50,000 issues)', function () {
+// PGlite plans alike, but its single-threaded WebAssembly build takes minutes to fill and index
+// 50,000 rows, and the embedded database is for small installations: the plans that matter at
+// this size are the server's
+describeWithServer('lists read through indexes (EXPLAIN at 50,000 issues)', 'the plans at this size are the server\'s', function () {
   this.timeout(120_000);
   const tag = unique('scale');
   let explainer: pg.Client;
   let picked: Picked;
 
   before(async function () {
-    // PGlite plans alike, but its single-threaded WebAssembly build takes minutes to fill and index
-    // 50,000 rows, and the embedded database is for small installations: the plans that matter
-    // at this size are the server's
-    if (!suite().database.databaseUrl) this.skip();
     const { admin, adminId, service } = suite();
     const { db } = service;
     const process = await new Samples(admin).create(service.app.services.get('process/process')!.resource);

@@ -37,3 +37,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * Marks a suite that tests what only a PostgreSQL server has (statement and lock timeouts, several
+ * processes on one database, plans at scale): without `DATABASE_URL` the run is on the embedded
+ * PGlite, so the suite is reported pending with `why` in its title instead of passing vacuously.
+ * CI always sets `DATABASE_URL`, so there these suites always run.
+ */
+export function describeWithServer(title: string, why: string, body: (this: Mocha.Suite) => void): void {
+  if (process.env.DATABASE_URL) describe(title, body);
+  else describe.skip(`${title} (needs DATABASE_URL: ${why})`, body);
+}
