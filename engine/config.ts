@@ -49,6 +49,10 @@ export interface ServerConfig extends DatabaseConfig {
   maxListRows?: number;
   /** How long a token's principal is kept between requests (0: not at all); changes drop it at once. */
   principalCacheMs: number;
+  /** DATABASE_REPLICA_URLS: streaming replicas of `databaseUrl` that GET lists and details read from. */
+  replicaUrls?: string[];
+  /** How often a replica marked down is tried again, in milliseconds. */
+  replicaRetryMs?: number;
 }
 
 export interface Config extends ServerConfig {
@@ -60,9 +64,15 @@ export interface Config extends ServerConfig {
 const MAX_WORKERS = 64;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+const isPostgresUrl = (input: string): boolean => URL.canParse(input) && ['postgres:', 'postgresql:'].includes(new URL(input).protocol);
 const postgresUrl = makeValidator<string>((input) => {
-  if (!['postgres:', 'postgresql:'].includes(new URL(input).protocol)) throw new Error('not postgres');
+  if (!isPostgresUrl(input)) throw new Error('not postgres');
   return input;
+});
+const postgresUrls = makeValidator<string[]>((input) => {
+  const urls = input.split(',').map((url) => url.trim());
+  if (!urls.every(isPostgresUrl)) throw new Error('not postgres');
+  return urls;
 });
 /** A whole number from `min` to `max`, written in decimal digits only (no sign, exponent or spaces). */
 const wholeNumber = (min: number, max: number) =>
@@ -75,6 +85,7 @@ const milliseconds = wholeNumber(0, 999_999_999);
 const poolSize = wholeNumber(1, 9999);
 const rowCount = wholeNumber(1, 999_999_999);
 const workerCount = wholeNumber(1, MAX_WORKERS);
+const replicaRetry = wholeNumber(100, 3_600_000);
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
   return input;
@@ -97,12 +108,14 @@ const SERVER = {
   MAX_LIST_ROWS: rowCount({ default: undefined, desc: 'a number of records from 1 to 999999999 (unset: no cap)' }),
   PRINCIPAL_CACHE_MS: milliseconds({ default: 5000, desc: 'a whole number of milliseconds (0: no cache)' }),
   WEB_CONCURRENCY: workerCount({ default: 1, desc: `a number of worker processes from 1 to ${MAX_WORKERS}` }),
+  DATABASE_REPLICA_URLS: postgresUrls({ default: undefined, desc: 'PostgreSQL URLs separated by commas' }),
+  REPLICA_RETRY_MS: replicaRetry({ default: 5000, desc: 'a whole number of milliseconds from 100 to 3600000' }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
-export const redactUrl = (url: string): string => url.replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1***@');
+export const redactUrl = (url: string): string => url.replace(/(\/\/[^:/@]*:)[^@/]*@/g, '$1***@');
 
-const shown = (name: string, value: string) => `${name}="${name === 'DATABASE_URL' ? redactUrl(value) : value}"`;
+const shown = (name: string, value: string) => `${name}="${name.startsWith('DATABASE_') ? redactUrl(value) : value}"`;
 
 /** The variables of `specs` that are set and not empty. */
 const given = (env: NodeJS.ProcessEnv, specs: object): Record<string, string> =>
@@ -167,6 +180,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxListRows: e.MAX_LIST_ROWS,
     principalCacheMs: e.PRINCIPAL_CACHE_MS,
     workers: e.WEB_CONCURRENCY,
+    replicaUrls: e.DATABASE_REPLICA_URLS,
+    replicaRetryMs: e.REPLICA_RETRY_MS,
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(
@@ -177,6 +192,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new StartupError(
       `WEB_CONCURRENCY=${config.workers} needs DATABASE_URL: the embedded database (BMS_DATA_DIR) can be opened by one process only.`,
     );
+  }
+  if (config.replicaUrls && !config.databaseUrl) {
+    throw new StartupError('DATABASE_REPLICA_URLS needs DATABASE_URL: replicas copy a PostgreSQL server, not the embedded database.');
   }
   return config;
 }

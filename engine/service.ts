@@ -8,6 +8,7 @@ import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
 import { openDatabase } from './storage/connect.js';
+import { readRouting } from './storage/replicas.js';
 import { StartupError } from './startup-error.js';
 import { migrateForService } from './storage/migrate.js';
 import { loadRegistry } from './registry/registry.js';
@@ -83,7 +84,8 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
   const db = await openDatabase(config, principalsChannel(principals));
   if (!opts.prepared) await prepare(db, config, opts.quiet ?? false);
   const changes = await listenForPrincipalChanges(db, config.databaseUrl, principals, log);
-  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy, maxListRows: config.maxListRows, principals });
+  const reads = readRouting(db, config, log);
+  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy, maxListRows: config.maxListRows, principals, reads });
   const server = http.createServer(app.koa.callback());
   server.on('clientError', answerClientError);
   // idle connections outlive the clients' and load balancers' (~60 s), so the server never
@@ -94,6 +96,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     await listen(server, config);
   } catch (err) {
     await changes.close();
+    await reads.close();
     await db.destroy();
     throw err;
   }
@@ -110,6 +113,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
         server.closeIdleConnections();
       });
       await changes.close();
+      await reads.close();
       await db.destroy();
     },
   };

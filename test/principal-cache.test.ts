@@ -14,6 +14,7 @@ import { suite } from './support/hooks.js';
 import { unique, created } from './support/fixtures.js';
 import { startServiceProcess, type ServiceProcess } from './support/processes.js';
 import { countQueries } from './support/queries.js';
+import { within } from './support/wait.js';
 
 /** A user with a group of its own, a token, and the change a scenario makes. */
 interface Subject {
@@ -92,16 +93,6 @@ async function silently(work: (trx: Knex.Transaction) => Promise<unknown>): Prom
     await trx.raw('set local session_replication_role = replica');
     await work(trx);
   });
-}
-
-/** Whether `holds` comes true within `ms`, asked again every few milliseconds. */
-async function within(ms: number, holds: () => Promise<boolean>): Promise<boolean> {
-  const started = Date.now();
-  while (!(await holds())) {
-    if (Date.now() - started > ms) return false;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return true;
 }
 
 /** `path` answers `status` within a second: the notification's way to another process, not the 60 s TTL. */

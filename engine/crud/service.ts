@@ -16,6 +16,7 @@ import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
 import { jsonRecords, jsonTexts, ROW } from '../storage/serialise.js';
+import { ReadRouting } from '../storage/replicas.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { normaliseBody, type Validated } from './body.js';
@@ -33,9 +34,11 @@ import { StatementWrites } from './write-statement.js';
 /** Rows a list cursor fetches per round trip: most lists are one, a long one streams in these steps. */
 const LIST_BATCH = 1000;
 
-export interface ListSettings {
+export interface ReadSettings {
   /** MAX_LIST_ROWS: the most records one list answer holds (undefined: no cap). */
   maxRows?: number;
+  /** Where lists and details read (replicas); default: the primary. */
+  reads?: ReadRouting;
 }
 
 /** A list answer: its records, streamed, and what the paging headers say. */
@@ -60,6 +63,7 @@ export class ResourceService {
   private readonly credentials: string[];
   /** Creates and updates in one statement, where the declaration allows; the check path answers the rest. */
   readonly statements: StatementWrites;
+  private readonly reads: ReadRouting;
 
   constructor(
     readonly resource: Resource,
@@ -67,8 +71,9 @@ export class ResourceService {
     ajv: Ajv,
     /** Permission names to check permission-list fields against; all resources for escalation checks and hooks' reads. */
     private readonly registry: Pick<Registry, 'permissionNames' | 'resources' | 'get'>,
-    private readonly listing: ListSettings = {},
+    private readonly listing: ReadSettings = {},
   ) {
+    this.reads = listing.reads ?? new ReadRouting(db);
     this.filters = filtersOf(resource);
     this.orderable = orderableColumns(resource);
     this.search = searchColumns(resource);
@@ -104,16 +109,21 @@ export class ResourceService {
   async list(user: Principal, query: Record<string, string>): Promise<ListAnswer> {
     const plan = planList(this.resource, this.filters, this.orderable, this.search, query);
     const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows);
-    const total = page.count && (rowsOf(await this.db.raw(page.count.sql, page.count.bindings as Knex.RawBinding[]))[0]!.n as string);
+    const { count } = page;
+    const total = count && (rowsOf(await this.reads.read((db) => db.raw(count.sql, count.bindings as Knex.RawBinding[])))[0]!.n as string);
     let edge: Key[] = [];
-    const rows = this.db.raw(page.records.sql, page.records.bindings as Knex.RawBinding[]).stream({ batchSize: LIST_BATCH, highWaterMark: LIST_BATCH });
+    const rows = this.reads.stream((db) => db.raw(page.records.sql, page.records.bindings as Knex.RawBinding[]).stream({ batchSize: LIST_BATCH, highWaterMark: LIST_BATCH }));
     const records = jsonTexts(rows as AsyncIterable<{ json: string; edge?: string }>, (first) => (edge = first.edge ? (JSON.parse(first.edge) as Key[]) : []));
     return { records, total, links: () => page.links(edge) };
   }
 
   /** The record as its JSON text; 404 when it does not exist or the caller cannot see it. */
   async retrieve(user: Principal, id: number): Promise<string> {
-    return (await this.fetchJson(this.db, id, this.visible(user))) ?? throwNotFound();
+    return this.reads.read((db) => this.fetchVisible(db, user, id));
+  }
+
+  private async fetchVisible(db: Db, user: Principal, id: number): Promise<string> {
+    return (await this.fetchJson(db, id, this.visible(user))) ?? throwNotFound();
   }
 
   private async fetchJson(db: Db, id: number, where: Fragment[] = []): Promise<string | undefined> {
@@ -233,16 +243,19 @@ export class ResourceService {
 
   /** The recorded state moves of a visible record, oldest first. */
   async stateLog(user: Principal, id: number): Promise<Row[]> {
-    await this.retrieve(user, id);
-    return (await this.db('state_changes')
-      .select(
-        'field',
-        'from_state as from',
-        'to_state as to',
-        'changed_by',
-        this.db.raw(`to_char(changed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as changed_at`),
-      )
-      .where({ resource: this.resource.key, record_id: id })
-      .orderBy('id')) as Row[];
+    // both reads on one server, so a replica answers for the record and its log alike
+    return this.reads.read(async (db) => {
+      await this.fetchVisible(db, user, id);
+      return (await db('state_changes')
+        .select(
+          'field',
+          'from_state as from',
+          'to_state as to',
+          'changed_by',
+          db.raw(`to_char(changed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as changed_at`),
+        )
+        .where({ resource: this.resource.key, record_id: id })
+        .orderBy('id')) as Row[];
+    });
   }
 }

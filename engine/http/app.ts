@@ -13,6 +13,7 @@ import type { Registry } from '../registry/registry.js';
 import { PrincipalCache } from '../auth/principal-cache.js';
 import { sessionMiddleware } from '../auth/sessions.js';
 import { TokenAuthenticator } from '../auth/token-auth.js';
+import type { ReadRouting } from '../storage/replicas.js';
 import { authenticator, notFoundAfterAuthentication } from './authenticate.js';
 import { mountAuthRoutes } from './auth-routes.js';
 import { mountBatch } from './batch-routes.js';
@@ -38,6 +39,8 @@ export interface Services {
   maxListRows?: number;
   /** Token principals kept between requests; none kept without one. */
   principals?: PrincipalCache;
+  /** Where GET lists and details read (read replicas); default: `db`. */
+  reads?: ReadRouting;
 }
 
 export interface App {
@@ -45,12 +48,12 @@ export interface App {
   services: Map<string, ResourceService>;
 }
 
-export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows, principals = new PrincipalCache(0) }: Services): App {
+export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows, principals = new PrincipalCache(0), reads }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   const ajv = createAjv();
-  const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows })]));
+  const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows, reads })]));
 
   // paths are lower-case in the schema; `/API/...` must not reach a route (and so never skip authentication)
   const publicRouter = new Router({ sensitive: true });

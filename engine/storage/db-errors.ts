@@ -35,8 +35,18 @@ export function mapDatabaseError(err: unknown, deleting: string | undefined): un
   }
   if (code === '23502' || code === '23514') return withCause(new ValidationError({ non_field_errors: ['Invalid input.'] }), err);
   if (code.startsWith('22')) return withCause(new DetailError(400, 'Invalid input.'), err);
-  // 57014: cancelled by statement_timeout; 55P03: lock_timeout; 57P01/57P03: server shutting down or starting
-  const unreachable = code.startsWith('08') || ['57014', '55P03', '57P01', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code);
-  if (unreachable || (err as Error).name === 'KnexTimeoutError') return withCause(unavailable(), err);
+  // 57014: cancelled by statement_timeout; 55P03: lock_timeout
+  if (isConnectionFailure(err) || ['57014', '55P03'].includes(code)) return withCause(unavailable(), err);
   return err;
+}
+
+/** Network failures by errno; 08: connection exceptions; 57P01-57P03: the server is shutting down or starting. */
+const CONNECTION_FAILURES = /^(08...|57P0[123]|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
+
+/** Whether `err` says the server could not be reached or used at all (so another server might answer). */
+export function isConnectionFailure(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = ((err as { nativeError?: PgError }).nativeError ?? err) as PgError & { name?: string };
+  // pg reports a connection lost or never made within its timeout without a code
+  return CONNECTION_FAILURES.test(e.code ?? '') || e.name === 'KnexTimeoutError' || /^Connection terminated/.test(e.message ?? '');
 }

@@ -2,15 +2,36 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
+import type pg from 'pg';
 import { unbounded, type DatabaseConfig } from '../config.js';
 import { connect } from './connect.js';
 
 /** The compiled migrations (`dist/migrations`). */
 export const migrationsDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
-export async function migrateLatest(knex: Knex): Promise<string[]> {
+/** The advisory lock that instances migrating the same server take in turn (any number, the same in every process). */
+const MIGRATION_LOCK = 0x626d73;
+
+async function latest(knex: Knex): Promise<string[]> {
   const [, applied] = (await knex.migrate.latest({ directory: migrationsDirectory, loadExtensions: ['.js'] })) as [number, string[]];
   return applied;
+}
+
+/**
+ * On a server, under an advisory lock held by a connection outside the pool: Knex's own lock
+ * refuses a second migrator instead of waiting, so instances starting together would fail. The
+ * later ones wait, then find nothing left to do. A migrator that dies releases the lock with its
+ * connection. (The embedded database serves one process.)
+ */
+export async function migrateLatest(knex: Knex): Promise<string[]> {
+  if (knex.client.config.client !== 'pg') return latest(knex);
+  const holder = (await knex.client.acquireRawConnection()) as pg.Client;
+  try {
+    await holder.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    return await latest(knex);
+  } finally {
+    await knex.client.destroyRawConnection(holder);
+  }
 }
 
 /**
