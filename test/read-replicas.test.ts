@@ -4,10 +4,15 @@
  * exists on the primary only, so a 404 for it can only come from the replica, and a 200 while
  * replay is paused only from the primary.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import knexFactory from 'knex';
 import pg from 'pg';
 import { createToken } from '../engine/auth/tokens.js';
+import { createApp } from '../engine/http/app.js';
 import { createLogger } from '../engine/log.js';
+import { loadRegistry } from '../engine/registry/registry.js';
 import { startService, type RunningService } from '../engine/service.js';
 import { Client } from './support/client.js';
 import { created, unique } from './support/fixtures.js';
@@ -37,11 +42,15 @@ describeWithOwnPostgres('read replicas (DATABASE_REPLICA_URLS)', function () {
   let service: RunningService | undefined;
   let admin: Client;
 
-  /** Pauses the replica's replay once it has replayed everything written so far. */
-  const pauseReplay = async () => {
+  /** Waits until the replica has replayed everything written so far. */
+  const caughtUp = async () => {
     const [{ lsn }] = (await query(primary!, 'select pg_current_wal_lsn()::text as lsn')) as [{ lsn: string }];
     const replayed = async () => (await query(replica!, `select pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn as done`))[0]!.done === true;
     expect(await within(10_000, replayed), 'the replica caught up').to.equal(true);
+  };
+  /** Pauses the replica's replay once it has caught up. */
+  const pauseReplay = async () => {
+    await caughtUp();
     await query(replica!, 'select pg_wal_replay_pause()');
     expect(await within(10_000, async () => (await query(replica!, 'select pg_get_wal_replay_pause_state() as s'))[0]!.s === 'paused')).to.equal(true);
   };
@@ -104,5 +113,21 @@ describeWithOwnPostgres('read replicas (DATABASE_REPLICA_URLS)', function () {
     // a 404 only the replica can give: it is read from again, within a few retry intervals
     expect(await within(10_000, async () => (await status(after)) === 404), 'the replica in use again').to.equal(true);
     await query(replica!, 'select pg_wal_replay_resume()');
+  });
+
+  it('answers 503, not 500, to a write that reaches a server still read-only (a failover under way)', async () => {
+    await caughtUp();
+    const standby = knexFactory({ client: 'pg', connection: replica!.url(), pool: { min: 0, max: 2 } });
+    const server = http.createServer(createApp({ db: standby, registry: await loadRegistry(), log: createLogger('silent') }).koa.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, admin.token);
+      expect((await client.get(TRACKERS)).status).to.equal(200);
+      const write = await client.post(TRACKERS, { title: unique('read-only') });
+      expect([write.status, write.body]).to.deep.equal([503, { detail: 'Service temporarily unavailable.' }]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await standby.destroy();
+    }
   });
 });

@@ -64,6 +64,13 @@ describe('start-up settings and failures', function () {
       [{ WEB_CONCURRENCY: '0' }, 'Invalid setting WEB_CONCURRENCY="0": expected a number of worker processes from 1 to 64.'],
       [{ WEB_CONCURRENCY: 'two' }, 'Invalid setting WEB_CONCURRENCY="two": expected a number of worker processes from 1 to 64.'],
       [{ WEB_CONCURRENCY: '65' }, 'Invalid setting WEB_CONCURRENCY="65": expected a number of worker processes from 1 to 64.'],
+      // each replica's password is hidden too
+      [
+        { DATABASE_REPLICA_URLS: 'postgres://app:s3cret@r1/bms, mysql://app:s3cret@r2/bms' },
+        'Invalid setting DATABASE_REPLICA_URLS="postgres://app:***@r1/bms, mysql://app:***@r2/bms": expected PostgreSQL URLs separated by commas.',
+      ],
+      [{ DATABASE_REPLICA_URLS: 'postgres://r1/bms,' }, 'Invalid setting DATABASE_REPLICA_URLS="postgres://r1/bms,": expected PostgreSQL URLs separated by commas.'],
+      [{ REPLICA_RETRY_MS: '50' }, 'Invalid setting REPLICA_RETRY_MS="50": expected a whole number of milliseconds from 100 to 3600000.'],
       [
         { DATABASE_URL: '', BMS_DATA_DIR: '/etc/passwd/data' },
         'Invalid setting BMS_DATA_DIR="/etc/passwd/data": expected a directory this user can write to (/etc/passwd is not), or set DATABASE_URL.',
@@ -89,6 +96,13 @@ describe('start-up settings and failures', function () {
   it('refuses WEB_CONCURRENCY above 1 on the embedded database, which one process alone may open', async () => {
     expect(failure(await start(db, { DATABASE_URL: '', WEB_CONCURRENCY: '2' }))).to.equal(
       'WEB_CONCURRENCY=2 needs DATABASE_URL: the embedded database (BMS_DATA_DIR) can be opened by one process only.',
+    );
+    expect(await untouched(db)).to.equal(true);
+  });
+
+  it('refuses read replicas on the embedded database, which has none', async () => {
+    expect(failure(await start(db, { DATABASE_URL: '', DATABASE_REPLICA_URLS: 'postgres://replica/bms' }))).to.equal(
+      'DATABASE_REPLICA_URLS needs DATABASE_URL: replicas copy a PostgreSQL server, not the embedded database.',
     );
     expect(await untouched(db)).to.equal(true);
   });

@@ -35,8 +35,8 @@ export function mapDatabaseError(err: unknown, deleting: string | undefined): un
   }
   if (code === '23502' || code === '23514') return withCause(new ValidationError({ non_field_errors: ['Invalid input.'] }), err);
   if (code.startsWith('22')) return withCause(new DetailError(400, 'Invalid input.'), err);
-  // 57014: cancelled by statement_timeout; 55P03: lock_timeout
-  if (isConnectionFailure(err) || ['57014', '55P03'].includes(code)) return withCause(unavailable(), err);
+  // 57014: cancelled by statement_timeout; 55P03: lock_timeout; 25006: a write reached a standby (a failover under way)
+  if (isConnectionFailure(err) || ['57014', '55P03', '25006'].includes(code)) return withCause(unavailable(), err);
   return err;
 }
 
