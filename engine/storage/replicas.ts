@@ -58,9 +58,13 @@ export class ReadRouting {
    * if that replica fails before its first row. (A replica lost in the middle of a long list cuts
    * that answer, as the primary would.)
    */
-  async *stream<T>(open: (db: Knex) => AsyncIterable<T>): AsyncGenerator<T> {
+  stream<T>(open: (db: Knex) => AsyncIterable<T>): AsyncIterable<T> {
     const replica = this.next();
-    if (!replica) return yield* open(this.primary);
+    // the primary's rows as they come, without a generator in between
+    return replica ? this.streamFrom(replica, open) : open(this.primary);
+  }
+
+  private async *streamFrom<T>(replica: Replica, open: (db: Knex) => AsyncIterable<T>): AsyncGenerator<T> {
     const rows = open(replica.db)[Symbol.asyncIterator]();
     let first: IteratorResult<T>;
     try {
