@@ -144,6 +144,12 @@ describe('admin app (/app/) in headless Chromium', function () {
     ]);
     expect((await admin.get(`/api/issue/issue/${id}`)).body.state).to.equal('pending');
 
+    // an edit sends what changed
+    await page.fill('#field-deadline', '2027-01-31');
+    await clickAndDraw(page, '#record-form button[type=submit]');
+    expect(await page.textContent('#message')).to.equal('Saved.');
+    expect((await admin.get(`/api/issue/issue/${id}`)).body).to.include({ deadline: '2027-01-31', state: 'pending', title: `${word} badge reader offline` });
+
     // deleting a tracker that still has issues: confirmed, then refused in words
     await page.goto(`${suite().service.url}/app/#/r/issue/tracker/${tracker.id}`);
     await page.locator('h1', { hasText: `${word} tracker` }).waitFor();

@@ -23,7 +23,7 @@ const INPUT_TYPES = { string: 'text', email: 'email', url: 'url', color: 'text',
 /** The control of a scalar field: `{ element, read }`. */
 function scalar(field, value, { id, creating, permissionNames }) {
   const { spec } = field;
-  const attrs = { id, name: field.writeName, 'aria-describedby': `${id}-hint ${id}-error`, 'aria-required': field.required || undefined };
+  const attrs = { id, name: field.writeName, 'aria-required': field.required || undefined };
   switch (spec.type) {
     case 'text': {
       const area = h('textarea', { ...attrs, rows: 4, maxlength: spec.maxLength }, value ?? '');
@@ -56,8 +56,10 @@ function scalar(field, value, { id, creating, permissionNames }) {
       return { element: box, read: () => box.checked };
     }
     case 'datetime': {
-      const input = h('input', { ...attrs, type: 'datetime-local', value: value ? localDateTime(value) : undefined });
-      return { element: input, read: () => (input.value === '' ? EMPTY : new Date(input.value).toISOString()) };
+      const shownAs = value ? localDateTime(value) : undefined;
+      const input = h('input', { ...attrs, type: 'datetime-local', value: shownAs });
+      // the input shows minutes; an untouched value keeps its seconds
+      return { element: input, read: () => (input.value === '' ? EMPTY : input.value === shownAs ? value : new Date(input.value).toISOString()) };
     }
     case 'enum':
     case 'state': {
@@ -89,7 +91,9 @@ function hint(field) {
   if (spec?.type === 'decimal') limits.push(`up to ${spec.digits - spec.decimals} digits before and ${spec.decimals} after the point`);
   if (spec?.minimum !== undefined) limits.push(`at least ${spec.minimum}`);
   if (spec?.maximum !== undefined) limits.push(`at most ${spec.maximum}`);
-  return limits.length ? `${field.description} (${limits.join(', ')})` : field.description;
+  if (!limits.length) return field.description;
+  const said = limits.join(', ');
+  return `${field.description} ${said.charAt(0).toUpperCase()}${said.slice(1)}.`;
 }
 
 /**
@@ -124,5 +128,10 @@ export function fieldControl(field, value, ctx) {
     error.hidden = !messages;
     element.classList.toggle('invalid', Boolean(messages));
   };
+  element.querySelector(`#${id}`).setAttribute('aria-describedby', `${id}-hint ${id}-error`);
+  // an error is about the value that was sent; editing it makes the message stale
+  const edited = (event) => event.target.type !== 'search' && showError(null);
+  element.addEventListener('input', edited);
+  element.addEventListener('change', edited);
   return { element, read: control.read, showError, focus: () => element.querySelector('input, select, textarea')?.focus() };
 }

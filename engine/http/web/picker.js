@@ -27,10 +27,9 @@ async function find(target, text) {
 export function picker({ id, label, target, value, many, empty, canView }) {
   const chosen = many ? (value ?? []) : value === null || value === undefined || value === '' ? [] : [Number(value)];
   if (!canView) {
-    const input = h('input', { id, name: id, inputmode: 'numeric', value: chosen.join(', '), 'aria-describedby': `${id}-hint` });
-    const hint = h('small', { id: `${id}-hint`, class: 'hint' }, many ? 'Ids, separated by commas.' : 'Id of the record.');
+    const input = h('input', { id, name: id, inputmode: 'numeric', value: chosen.join(', '), placeholder: many ? 'ids, separated by commas' : 'id' });
     const ids = () => input.value.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
-    return { element: h('div', { class: 'picker' }, input, hint), read: () => (many ? ids() : (ids()[0] ?? null)) };
+    return { element: h('div', { class: 'picker' }, input), read: () => (many ? ids() : (ids()[0] ?? null)) };
   }
   const select = h('select', { id, name: id, multiple: many, size: many ? 6 : undefined });
   const search = h('input', { type: 'search', class: 'picker-search', placeholder: `Search ${label.toLowerCase()}…`, 'aria-label': `Search ${label}`, 'aria-controls': id });

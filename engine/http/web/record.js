@@ -24,13 +24,21 @@ function buildForm(meta, record, app, creating, editable) {
   return { controls, parts };
 }
 
-/** The body to send: what the controls hold (left out on create where empty). */
-function bodyOf(controls, creating) {
+/** A value as compared with the served one: id lists in order, as the API serves them. */
+const comparable = (value) => JSON.stringify(Array.isArray(value) ? [...value].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)) : (value ?? null));
+
+/**
+ * The body to send: on create, what the controls hold (empty ones left out, so declared defaults
+ * apply); on edit, only what differs from the record, so a field the user may not set (or
+ * another user changed meanwhile) is not sent back unchanged.
+ */
+function bodyOf(controls, record) {
   const body = {};
   for (const { field, read } of controls) {
-    const value = read();
-    if (value !== EMPTY) body[field.writeName] = value;
-    else if (!creating && field.spec?.type !== 'password') body[field.writeName] = field.nullable ? null : '';
+    const held = read();
+    if (held === EMPTY && (!record || field.spec?.type === 'password')) continue;
+    const value = held === EMPTY ? (field.nullable ? null : '') : held;
+    if (!record || comparable(value) !== comparable(record[field.name])) body[field.writeName] = value;
   }
   return body;
 }
@@ -59,7 +67,7 @@ function recordForm(meta, record, app, creating) {
   const form = h('form', { id: 'record-form', novalidate: true }, ...parts, editable ? h('div', { class: 'actions' }, h('button', { type: 'submit' }, creating ? 'Create' : 'Save')) : null);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const res = creating ? await api('POST', meta.path, bodyOf(controls, true)) : await api('PATCH', `${meta.path}/${record.id}`, bodyOf(controls, false));
+    const res = creating ? await api('POST', meta.path, bodyOf(controls, null)) : await api('PATCH', `${meta.path}/${record.id}`, bodyOf(controls, record));
     if (res.status === 201) return app.go(`#/r/${meta.key}/${res.data.id}`, `${shortTitle(meta)} created.`);
     if (res.status === 200) return app.go(`#/r/${meta.key}/${record.id}`, 'Saved.');
     showErrors(controls, res);
