@@ -63,5 +63,6 @@ export function picker({ id, label, target, value, many, empty, canView }) {
     const ids = [...select.selectedOptions].map((o) => o.value).filter(Boolean).map(Number);
     return many ? ids : (ids[0] ?? null);
   };
-  return { element: h('div', { class: 'picker' }, search, select), read };
+  // a target without searchable fields offers its first page only
+  return { element: h('div', { class: 'picker' }, target.search.length ? search : null, select), read };
 }
