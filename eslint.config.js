@@ -15,10 +15,21 @@ export default tseslint.config(
     },
   },
   {
-    // the sign-in page's script runs in the browser
+    // the admin app's scripts run in the browser
     files: ['engine/http/web/*.js'],
     languageOptions: {
-      globals: { confirm: 'readonly', document: 'readonly', fetch: 'readonly', FormData: 'readonly', navigator: 'readonly' },
+      globals: {
+        clearTimeout: 'readonly',
+        confirm: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        FormData: 'readonly',
+        location: 'readonly',
+        navigator: 'readonly',
+        setTimeout: 'readonly',
+        URLSearchParams: 'readonly',
+        window: 'readonly',
+      },
     },
   },
   {

@@ -17,6 +17,8 @@ export type ChoiceLookup = 'exact' | 'in' | 'isnull';
 interface FieldCommon<L extends Lookup = never> {
   /** Short English description; German names explained (shown in the schema). */
   description: string;
+  /** What the admin app calls the field (default: its name in words, `assigned_user` → "Assigned user"). */
+  label?: string;
   /** Must be present on create and replace. */
   required?: boolean;
   /** May be null. Defaults to true for optional fields without a default. */

@@ -12,6 +12,8 @@ interface ForeignKeyCommon {
   /** Resource key of the target, e.g. `issue/tracker`. */
   target: string;
   description: string;
+  /** What the admin app calls the relation (default: its name in words). */
+  label?: string;
   readOnly?: boolean;
   /** A list filter named after the relation (default true). */
   filter?: boolean;
@@ -27,6 +29,8 @@ export interface ManyToMany {
   kind: 'm2m';
   target: string;
   description: string;
+  /** What the admin app calls the relation (default: its name in words). */
+  label?: string;
   /** Name of the write field, e.g. `category_ids`. */
   writeName: string;
   /** Join table with a composite primary key (sourceColumn, targetColumn). */

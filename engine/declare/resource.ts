@@ -86,6 +86,16 @@ export interface ResourceDeclaration<
   /** Rules that are code (declare/hooks.ts), run inside every write's transaction. */
   readonly hooks?: ResourceHooks<NoInfer<(keyof F | keyof R) & string>>;
   /**
+   * The admin app's list columns, in order (default: id, the record's label field, then up to four
+   * choice, date, number and foreign-key fields in declaration order).
+   */
+  readonly listColumns?: readonly NoInfer<(keyof F | keyof R | 'id' | 'created' | 'modified') & string>[];
+  /**
+   * The field that names a record in the admin app's headings and pickers (default: the first of
+   * `title`, `name`, `username`, `label`, `number` it has; none: records are named by id).
+   */
+  readonly recordLabel?: NoInfer<keyof F & string>;
+  /**
    * Per state field, the states example records (the seed's demo records, the registry-driven
    * tests' bodies) keep to, e.g. drafts when a hook asks more of other states than examples hold.
    * The first is where they start: an initial state.

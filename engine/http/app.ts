@@ -15,11 +15,11 @@ import { sessionMiddleware } from '../auth/sessions.js';
 import { TokenAuthenticator } from '../auth/token-auth.js';
 import type { ReadRouting } from '../storage/replicas.js';
 import { authenticator, notFoundAfterAuthentication } from './authenticate.js';
+import { mountAdminApp } from './admin-app.js';
 import { mountAuthRoutes } from './auth-routes.js';
 import { mountBatch } from './batch-routes.js';
 import { mountFavicon } from './favicon.js';
 import { mountHealth } from './health.js';
-import { mountSignInPage } from './sign-in-page.js';
 import { mountSchema } from '../openapi/routes.js';
 import { redirectDeprecated, stripTrailingSlash } from './paths.js';
 import { renderErrors } from './render-errors.js';
@@ -58,7 +58,7 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   // paths are lower-case in the schema; `/API/...` must not reach a route (and so never skip authentication)
   const publicRouter = new Router({ sensitive: true });
   mountHealth(publicRouter, db);
-  mountSignInPage(publicRouter);
+  mountAdminApp(publicRouter, registry, services);
   mountFavicon(publicRouter);
   mountSchema(publicRouter, registry, services);
 

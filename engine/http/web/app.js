@@ -1,85 +1,92 @@
-// The sign-in page: session sign-in, then the user's API tokens (list, create, copy, revoke), sign-out.
-// Plain browser JavaScript against the service's own API; no external assets.
-const $ = (selector) => document.querySelector(selector);
+// The admin app: sign-in, navigation by module and resource, and the screens, all drawn from
+// /app/metadata.json (the declarations) and the user's permissions from /api/auth/me. Screens live
+// in the URL's hash: `#/` (API tokens), `#/r/<resource>` (list), `…/new`, `…/<id>` (a record).
+import { api, errorText } from './api.js';
+import { $, h, say } from './dom.js';
+import { listScreen } from './list.js';
+import { createScreen, recordScreen } from './record.js';
+import { showNewToken, showTokens } from './tokens.js';
 
-function csrfToken() {
-  const cookie = document.cookie.split('; ').find((c) => c.startsWith('csrftoken='));
-  return cookie ? decodeURIComponent(cookie.slice('csrftoken='.length)) : '';
+const meta = await (await fetch('/app/metadata.json')).json();
+let user = null;
+/** A message for the screen the next render draws (e.g. "Saved." after a save). */
+let flash = '';
+
+const app = {
+  meta,
+  can: (key, action) => Boolean(user) && user.permissions.includes(meta.resources[key].permissions[action]),
+  go(hash, message = '') {
+    flash = message;
+    if (location.hash === hash) void render();
+    else location.hash = hash;
+  },
+};
+
+function navigation() {
+  const current = location.hash.split('?')[0];
+  const link = (href, text) => h('li', {}, h('a', { href, 'aria-current': href === current ? 'page' : undefined }, text));
+  const modules = meta.modules
+    .map((m) => ({ ...m, resources: m.resources.filter((key) => app.can(key, 'view')) }))
+    .filter((m) => m.resources.length)
+    .map((m) => h('li', {}, h('h2', {}, m.label), h('ul', {}, m.resources.map((key) => link(`#/r/${key}`, meta.resources[key].title)))));
+  $('#nav').replaceChildren(h('ul', {}, link('#/', 'API tokens'), modules));
 }
 
-async function api(method, path, body) {
-  const res = await fetch(path, {
-    method,
-    credentials: 'same-origin',
-    headers: { 'Content-Type': 'application/json', 'X-CSRFToken': csrfToken() },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = res.status === 204 ? null : await res.json();
-  return { status: res.status, data };
+/** The screen the hash names: `{ key, id, creating, query }`, or null for the token screen. */
+function route() {
+  const [path, search = ''] = location.hash.replace(/^#\/?/, '').split('?');
+  if (!path.startsWith('r/')) return null;
+  const parts = path.slice(2).split('/');
+  const last = parts.at(-1);
+  const isRecord = parts.length > 1 && (last === 'new' || /^\d+$/.test(last));
+  const key = isRecord ? parts.slice(0, -1).join('/') : parts.join('/');
+  return { key, id: isRecord && last !== 'new' ? last : null, creating: last === 'new' && isRecord, query: new URLSearchParams(search) };
 }
 
-function say(text) {
-  $('#message').textContent = text;
-  $('#message').hidden = !text;
+async function screen(r) {
+  const resource = meta.resources[r.key];
+  if (!resource) return [h('h1', { tabindex: -1 }, 'Not found'), h('p', {}, `There is no resource "${r.key}".`)];
+  if (!app.can(r.key, 'view')) return [h('h1', { tabindex: -1 }, resource.title), h('p', { class: 'error' }, 'You do not have permission to perform this action.')];
+  if (r.creating) return createScreen(resource, app);
+  if (r.id) return recordScreen(resource, r.id, app);
+  return listScreen(resource, r.query, app);
 }
 
-/** The first message of a DRF-style error body. */
-function errorText(data) {
-  if (data && typeof data.detail === 'string') return data.detail;
-  const [field, messages] = Object.entries(data ?? {})[0] ?? ['', ['Something went wrong.']];
-  return field === 'non_field_errors' ? messages[0] : `${field}: ${messages[0]}`;
+let drawing = 0;
+async function render() {
+  if (!user) return;
+  const message = flash;
+  flash = '';
+  say(message);
+  navigation();
+  const r = route();
+  $('#account').hidden = r !== null;
+  $('#view').hidden = r === null;
+  if (r === null) return showTokens();
+  const ticket = ++drawing;
+  $('#view').setAttribute('aria-busy', 'true');
+  const parts = await screen(r);
+  // a later navigation has drawn meanwhile
+  if (ticket !== drawing) return;
+  $('#view').replaceChildren(...parts);
+  // which drawing is on show: lets a test wait for the screen a navigation asked for
+  $('#view').dataset.drawn = String(ticket);
+  $('#view').removeAttribute('aria-busy');
+  $('#view h1')?.focus();
 }
 
-const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
-
-/** The id of the token whose value is on show under "Copy the new token now". */
-let shownTokenId = null;
-
-function showNewToken(token) {
-  shownTokenId = token?.id ?? null;
-  $('#new-token-value').textContent = token?.token ?? '';
-  $('#new-token').hidden = !token;
-  $('#copy').textContent = 'Copy';
-}
-
-async function showTokens() {
-  const { data } = await api('GET', '/api/auth/tokens');
-  // a value stays on show only while its token exists (not revoked here or elsewhere)
-  if (shownTokenId !== null && !data.some((t) => t.id === shownTokenId)) showNewToken(null);
-  const rows = data.map((t) => {
-    const tr = document.createElement('tr');
-    tr.dataset.id = String(t.id);
-    for (const text of [t.name, when(t.created), when(t.last_used), when(t.expires)]) {
-      const td = document.createElement('td');
-      td.textContent = text;
-      tr.append(td);
-    }
-    const revoke = document.createElement('button');
-    revoke.type = 'button';
-    revoke.textContent = 'Revoke';
-    revoke.addEventListener('click', async () => {
-      if (!confirm(`Revoke the token "${t.name}"? Programs using it are refused from then on.`)) return;
-      const res = await api('DELETE', `/api/auth/tokens/${t.id}`);
-      if (res.status !== 204) return say(errorText(res.data));
-      await showTokens();
-    });
-    const td = document.createElement('td');
-    td.append(revoke);
-    tr.append(td);
-    return tr;
-  });
-  $('#tokens').replaceChildren(...rows);
-}
-
-async function showAccount(user) {
-  $('#whoami').textContent = user.username;
+function showSignedIn(me) {
+  user = me;
+  $('#whoami').textContent = me.username;
   $('#signin').hidden = true;
-  $('#account').hidden = false;
-  await showTokens();
+  $('#user').hidden = false;
+  $('#nav').hidden = false;
+  return render();
 }
 
 function showSignIn() {
-  $('#account').hidden = true;
+  user = null;
+  for (const part of ['#account', '#view', '#user', '#nav']) $(part).hidden = true;
   showNewToken(null);
   $('#signin').hidden = false;
 }
@@ -89,33 +96,18 @@ $('#signin').addEventListener('submit', async (event) => {
   const form = new FormData(event.target);
   const res = await api('POST', '/api/auth/login', { username: form.get('username'), password: form.get('password') });
   if (res.status !== 200) return say(errorText(res.data));
-  say('');
   event.target.reset();
-  await showAccount(res.data);
-});
-
-$('#create').addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const form = new FormData(event.target);
-  const expires = form.get('expires') ? new Date(`${form.get('expires')}T23:59:59`).toISOString() : null;
-  const res = await api('POST', '/api/auth/tokens', { name: form.get('name'), expires });
-  if (res.status !== 201) return say(errorText(res.data));
-  say('');
-  event.target.reset();
-  showNewToken(res.data);
-  await showTokens();
-});
-
-$('#copy').addEventListener('click', async () => {
-  await navigator.clipboard.writeText($('#new-token-value').textContent);
-  $('#copy').textContent = 'Copied';
+  await showSignedIn(res.data);
 });
 
 $('#signout').addEventListener('click', async () => {
   await api('POST', '/api/auth/logout');
+  say('');
   showSignIn();
 });
 
+window.addEventListener('hashchange', () => void render());
+
 const me = await api('GET', '/api/auth/me');
-if (me.status === 200) await showAccount(me.data);
+if (me.status === 200) await showSignedIn(me.data);
 else showSignIn();

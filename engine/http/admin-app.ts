@@ -1,0 +1,44 @@
+/**
+ * The admin app at `/app/` (sign-in, the records of every resource, API tokens): static files from
+ * `engine/http/web`, read once at start-up, and `/app/metadata.json`, which describes the declared
+ * resources (engine/admin/metadata.ts) and, like the OpenAPI document, is public. All served with a
+ * strict Content-Security-Policy: scripts and styles from this origin only. `/` leads to the app.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { appMetadata } from '../admin/metadata.js';
+import type { ResourceService } from '../crud/service.js';
+import type { Registry } from '../registry/registry.js';
+
+// compiled to dist/engine/http; the app's files stay in the source tree
+const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../engine/http/web');
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+};
+
+function serve(ctx: Context, type: string, body: Buffer | string): void {
+  ctx.type = type;
+  ctx.set('Content-Security-Policy', "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.body = body;
+}
+
+export function mountAdminApp(router: Router, registry: Registry, services: ReadonlyMap<string, ResourceService>): void {
+  router.get('/', (ctx) => ctx.redirect('/app/'));
+  for (const file of fs.readdirSync(WEB_DIR)) {
+    const type = TYPES[path.extname(file)];
+    if (!type) continue;
+    const body = fs.readFileSync(path.join(WEB_DIR, file));
+    router.get(file === 'index.html' ? '/app' : `/app/${file}`, (ctx) => serve(ctx, type, body));
+  }
+  const metadata = JSON.stringify(appMetadata(registry, services));
+  router.get('/app/metadata.json', (ctx) => serve(ctx, TYPES['.json']!, metadata));
+}
