@@ -15,6 +15,7 @@ import type { WriteOperation } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
+import { joined } from '../storage/request-transaction.js';
 import { jsonRecords, jsonTexts, ROW } from '../storage/serialise.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
@@ -26,6 +27,7 @@ import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js'
 import type { Key, OrderColumn } from './keyset.js';
 import { listQuery, type PageLinks } from './list-page.js';
 import { orderableColumns, planList, searchColumns } from './list-plan.js';
+import { RecordShapes } from './record-shapes.js';
 import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
 import { StatementWrites } from './write-statement.js';
@@ -60,10 +62,13 @@ export class ResourceService {
   private readonly credentials: string[];
   /** Creates and updates in one statement, where the declaration allows; the check path answers the rest. */
   readonly statements: StatementWrites;
+  /** `fields=` and `expand=` of lists and details. */
+  readonly shapes: RecordShapes;
 
   constructor(
     readonly resource: Resource,
-    private readonly db: Knex,
+    /** Read through `db`, which joins the request's transaction when it has one. */
+    private readonly pool: Knex,
     ajv: Ajv,
     /** Permission names to check permission-list fields against; all resources for escalation checks and hooks' reads. */
     private readonly registry: Pick<Registry, 'permissionNames' | 'resources' | 'get'>,
@@ -74,7 +79,12 @@ export class ResourceService {
     this.search = searchColumns(resource);
     this.validators = compileValidators(ajv, resource);
     this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
-    this.statements = new StatementWrites(resource, db, registry.resources, this.credentials);
+    this.statements = new StatementWrites(resource, pool, registry.resources, this.credentials);
+    this.shapes = new RecordShapes(resource);
+  }
+
+  private get db(): Knex {
+    return joined(this.pool);
   }
 
   /** What the escalation checks need for `user` inside `trx`. */
@@ -103,7 +113,7 @@ export class ResourceService {
    */
   async list(user: Principal, query: Record<string, string>): Promise<ListAnswer> {
     const plan = planList(this.resource, this.filters, this.orderable, this.search, query);
-    const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows);
+    const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows, this.shapes.selectList(query, user));
     const total = page.count && (rowsOf(await this.db.raw(page.count.sql, page.count.bindings as Knex.RawBinding[]))[0]!.n as string);
     let edge: Key[] = [];
     const rows = this.db.raw(page.records.sql, page.records.bindings as Knex.RawBinding[]).stream({ batchSize: LIST_BATCH, highWaterMark: LIST_BATCH });
@@ -111,13 +121,14 @@ export class ResourceService {
     return { records, total, links: () => page.links(edge) };
   }
 
-  /** The record as its JSON text; 404 when it does not exist or the caller cannot see it. */
-  async retrieve(user: Principal, id: number): Promise<string> {
-    return (await this.fetchJson(this.db, id, this.visible(user))) ?? throwNotFound();
+  /** The record as its JSON text, shaped by `fields=` and `expand=`; 404 when it does not exist or the caller cannot see it. */
+  async retrieve(user: Principal, id: number, query: Record<string, string> = {}): Promise<string> {
+    const list = this.shapes.selectList(query, user);
+    return (await this.fetchJson(this.db, id, this.visible(user), list)) ?? throwNotFound();
   }
 
-  private async fetchJson(db: Db, id: number, where: Fragment[] = []): Promise<string | undefined> {
-    const rows = rowsOf(await prepared(db, jsonRecords(this.resource, [frag(`${ROW}.id = ?`, [id]), ...where])));
+  private async fetchJson(db: Db, id: number, where: Fragment[] = [], list?: Fragment): Promise<string | undefined> {
+    const rows = rowsOf(await prepared(db, jsonRecords(this.resource, [frag(`${ROW}.id = ?`, [id]), ...where], undefined, undefined, list)));
     return rows[0]?.json as string | undefined;
   }
 

@@ -83,7 +83,7 @@ export function mountResource(routes: RouteTable, service: ResourceService): voi
     `${path}/:id`,
     dispatch(service, {
       GET: async (ctx, user, id) => {
-        sendJson(ctx, await service.retrieve(user, idOf(id)));
+        sendJson(ctx, await service.retrieve(user, idOf(id), queryOf(ctx)));
       },
       PUT: async (ctx, user, id) => {
         sendJson(ctx, await service.update(user, idOf(id), await readJsonBody(ctx), false));
