@@ -10,7 +10,7 @@ import { accessPredicate } from '../access/visibility.js';
 import { checkPrivileges, type PrivilegeCheck } from '../access/privileges.js';
 import { endSessions } from '../auth/sessions.js';
 import { checkGrants } from '../access/grants.js';
-import { FieldErrorCollector, notFound, type FieldErrors } from '../errors.js';
+import { FieldErrorCollector, notFound, preconditionFailed, type FieldErrors } from '../errors.js';
 import type { WriteOperation } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
@@ -48,6 +48,9 @@ export interface ListAnswer {
   /** Known once the first record has been read (or the records have ended). */
   links(): PageLinks;
 }
+
+/** A condition on the record's JSON as served (If-Match), checked with its row locked. */
+export type Precondition = (current: string) => boolean;
 
 const throwNotFound = (): never => {
   throw notFound();
@@ -134,12 +137,14 @@ export class ResourceService {
 
   /**
    * The record as served, its row locked for the transaction; 404 if invisible, 403 if visible but
-   * not changeable. Checks compare new values with this served form, so both are alike.
+   * not changeable; 412 if `precondition` does not hold for its JSON. Checks compare new values with
+   * this served form, so both are alike.
    */
-  private async lockForChange(trx: Knex.Transaction, user: Principal, id: number): Promise<Row> {
+  private async lockForChange(trx: Knex.Transaction, user: Principal, id: number, precondition?: Precondition): Promise<Row> {
     const [row] = await lockVisible(trx, this.resource, user, [id]);
     if (!row) throw notFound();
     await refuseUnchangeable(trx, this.resource, user, [id]);
+    if (precondition && !precondition((await this.fetchJson(trx, id))!)) throw preconditionFailed();
     return row;
   }
 
@@ -216,14 +221,18 @@ export class ResourceService {
     return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!);
   }
 
-  /** As create: the statement first, then the checks, which answer 404 and 403 before any body error, as always. */
-  async update(user: Principal, id: number, body: unknown, partial: boolean): Promise<string> {
+  /**
+   * As create: the statement first, then the checks, which answer 404 and 403 before any body error,
+   * as always. With a `precondition` (If-Match) the checks answer, comparing the record as it is
+   * once locked, so nothing can change it between the comparison and the write.
+   */
+  async update(user: Principal, id: number, body: unknown, partial: boolean, precondition?: Precondition): Promise<string> {
     const mode = partial ? 'patch' : 'create';
     const input = this.validatedEarly(body, mode);
-    const written = input && (await this.statements.update(user, id, input));
+    const written = input && !precondition ? await this.statements.update(user, id, input) : undefined;
     if (written !== undefined) return written;
     return this.transaction(async (trx) => {
-      const existing = await this.lockForChange(trx, user, id);
+      const existing = await this.lockForChange(trx, user, id, precondition);
       return (await this.fetchJson(trx, await this.write(user, input ?? this.validate(body, mode), existing, trx, partial ? 'update' : 'replace')))!;
     });
   }
@@ -237,9 +246,9 @@ export class ResourceService {
     }
   }
 
-  async destroy(user: Principal, id: number): Promise<void> {
+  async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
     const label = `${this.resource.name} ${id}`;
-    await this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id)]), label);
+    await this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id, precondition)]), label);
   }
 
   /** The recorded state moves of a visible record, oldest first. */
