@@ -83,6 +83,9 @@ describe('fields= and expand=', () => {
       expect(res.status, res.text).to.equal(400);
       expect(res.body).to.deep.equal({ fields: ['Unknown field "foo".', 'Unknown field "bar".'], expand: ['Cannot expand "title".', 'Cannot expand "nope".'] });
     }
+    // in a list, together with every other bad parameter
+    const list = await admin.get('/api/issue/issue?fields=foo&ordering=nope');
+    expect(list.body).to.deep.equal({ ordering: ['Cannot order by "nope".'], fields: ['Unknown field "foo".'] });
     // an empty value asks for nothing in particular
     expect((await admin.get(`/api/issue/issue/${issue.id}?fields=&expand=`)).text).to.equal((await admin.get(`/api/issue/issue/${issue.id}`)).text);
   });

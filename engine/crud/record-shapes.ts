@@ -26,6 +26,15 @@ type Part = SelectPart | { name: string; expand: (user: Principal) => Fragment }
 /** Without the target's view permission the caller sees none of its records: the ids stay. */
 const mayView = (user: Principal, target: Resource): boolean => user.isSuperuser || user.permissions.has(target.permissions.view);
 
+/** The keys of a shaped record, compiled once per combination. */
+export type Shape = readonly Part[];
+
+/** The select list of `shape`, with `user`'s visibility rules in its expansions. */
+export function selectList(shape: Shape, user: Principal): Fragment {
+  const built = shape.map((p) => ({ name: p.name, value: 'sql' in p ? frag(p.sql) : p.expand(user) }));
+  return frag(built.map((b) => `${b.value.sql} as ${q(b.name)}`).join(', '), built.flatMap((b) => b.value.bindings));
+}
+
 /** Comma-separated names, empty ones dropped; undefined when none are given. */
 function namesOf(value: string | undefined): string[] | undefined {
   const names = value?.split(',').map((s) => s.trim()).filter(Boolean);
@@ -56,7 +65,7 @@ function expansion(relation: Relation): (user: Principal) => Fragment {
 export class RecordShapes {
   private readonly parts: SelectPart[];
   private readonly relations: Map<string, Relation>;
-  private readonly compiled = new Map<string, Part[]>();
+  private readonly compiled = new Map<string, Shape>();
 
   constructor(private readonly resource: Resource) {
     this.parts = selectParts(resource);
@@ -74,24 +83,28 @@ export class RecordShapes {
   }
 
   /**
-   * The select list `query` asks for, with the caller's visibility rules in its expansions;
-   * undefined for the whole record, which keeps the resource's own list. Unknown names answer 400.
+   * The shape `query` asks for, each unknown name added to `errors` under its parameter; undefined
+   * for the whole record, which keeps the resource's own select list.
    */
-  selectList(query: Record<string, string>, user: Principal): Fragment | undefined {
+  parse(query: Record<string, string>, errors: FieldErrors): Shape | undefined {
     const fields = namesOf(query.fields);
     const expand = namesOf(query.expand);
     if (!fields && !expand) return undefined;
-    const errors: FieldErrors = emptyMap();
     const known = new Set(this.fieldNames);
     for (const name of fields ?? []) if (!known.has(name)) (errors.fields ??= []).push(`Unknown field "${name}".`);
     for (const name of expand ?? []) if (!this.relations.has(name)) (errors.expand ??= []).push(`Cannot expand "${name}".`);
-    if (Object.keys(errors).length) throw new ValidationError(errors);
     const kept = new Set(fields ?? known);
     // a relation left out by `fields` has nothing to expand
-    const expanded = new Set((expand ?? []).filter((name) => kept.has(name)));
-    const parts = this.shape([...kept].sort(), [...expanded].sort());
-    const built = parts.map((p) => ({ name: p.name, value: 'sql' in p ? frag(p.sql) : p.expand(user) }));
-    return frag(built.map((b) => `${b.value.sql} as ${q(b.name)}`).join(', '), built.flatMap((b) => b.value.bindings));
+    const expanded = new Set((expand ?? []).filter((name) => kept.has(name) && this.relations.has(name)));
+    return this.shape([...kept].filter((name) => known.has(name)).sort(), [...expanded].sort());
+  }
+
+  /** The select list `query` asks for (undefined: the resource's own); unknown names answer 400. */
+  selectListOf(query: Record<string, string>, user: Principal): Fragment | undefined {
+    const errors: FieldErrors = emptyMap();
+    const shape = this.parse(query, errors);
+    if (Object.keys(errors).length) throw new ValidationError(errors);
+    return shape && selectList(shape, user);
   }
 
   private expanded(plain: SelectPart): Part {
@@ -101,7 +114,7 @@ export class RecordShapes {
   }
 
   /** The parts of one combination (names sorted, so one combination is one entry), compiled once. */
-  private shape(kept: string[], expanded: string[]): Part[] {
+  private shape(kept: string[], expanded: string[]): Shape {
     const key = `${kept.join(',')}|${expanded.join(',')}`;
     let parts = this.compiled.get(key);
     if (parts) return parts;

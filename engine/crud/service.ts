@@ -27,7 +27,7 @@ import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js'
 import type { Key, OrderColumn } from './keyset.js';
 import { listQuery, type PageLinks } from './list-page.js';
 import { orderableColumns, planList, searchColumns } from './list-plan.js';
-import { RecordShapes } from './record-shapes.js';
+import { RecordShapes, selectList } from './record-shapes.js';
 import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
 import { StatementWrites } from './write-statement.js';
@@ -115,8 +115,8 @@ export class ResourceService {
    * the links are known once the first record has been read.
    */
   async list(user: Principal, query: Record<string, string>): Promise<ListAnswer> {
-    const plan = planList(this.resource, this.filters, this.orderable, this.search, query);
-    const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows, this.shapes.selectList(query, user));
+    const plan = planList(this.resource, this.filters, this.orderable, this.search, query, this.shapes);
+    const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows, plan.shape && selectList(plan.shape, user));
     const total = page.count && (rowsOf(await this.db.raw(page.count.sql, page.count.bindings as Knex.RawBinding[]))[0]!.n as string);
     let edge: Key[] = [];
     const rows = this.db.raw(page.records.sql, page.records.bindings as Knex.RawBinding[]).stream({ batchSize: LIST_BATCH, highWaterMark: LIST_BATCH });
@@ -126,7 +126,7 @@ export class ResourceService {
 
   /** The record as its JSON text, shaped by `fields=` and `expand=`; 404 when it does not exist or the caller cannot see it. */
   async retrieve(user: Principal, id: number, query: Record<string, string> = {}): Promise<string> {
-    const list = this.shapes.selectList(query, user);
+    const list = this.shapes.selectListOf(query, user);
     return (await this.fetchJson(this.db, id, this.visible(user), list)) ?? throwNotFound();
   }
 
