@@ -68,6 +68,7 @@ export const notFound = () => new DetailError(404, 'Not found.');
 export const methodNotAllowed = (method: string, allowed: readonly string[]) =>
   new DetailError(405, `Method "${method}" not allowed.`, { Allow: allowed.join(', ') });
 export const conflict = (detail: string) => new DetailError(409, detail);
+export const preconditionFailed = () => new DetailError(412, 'Precondition failed.');
 export const badRequest = (detail: string) => new DetailError(400, detail);
 export const throttled = (seconds: number) =>
   new DetailError(429, `Request was throttled. Expected available in ${seconds} seconds.`, {

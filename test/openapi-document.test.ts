@@ -13,6 +13,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { parse as parseYaml } from 'yaml';
 import type { Document, Parameter, Schema } from '../engine/openapi/types.js';
+import { schemaNames } from '../engine/openapi/resource-schemas.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import { suite } from './support/hooks.js';
 import { operations, requestSchemaOf, resolve, servedDocument } from './support/openapi-document.js';
@@ -218,7 +219,36 @@ describe('OpenAPI document', () => {
         if (b.foreignKey) expect(props(body)[b.foreignKey.writeName]).to.include({ type: 'integer' });
         const result = resolve<Schema>(doc, resolve(doc, o.op.responses['200']!).content!['application/json']!.schema);
         expect(props(result)[b.declaration.resultKey]).to.include({ type: 'integer' });
-        expect(Object.keys(o.op.responses).sort()).to.deep.equal(['200', '400', '401', '403']);
+        // 422: an Idempotency-Key used with another request
+        expect(Object.keys(o.op.responses).sort()).to.deep.equal(['200', '400', '401', '403', '422']);
+        expect(o.op.parameters!.map((p) => resolve<Parameter>(doc, p).name)).to.deep.equal(['Idempotency-Key']);
+      }
+    });
+
+    it('documents fields and expand, ETags, If-None-Match, If-Match and Idempotency-Key on every resource', () => {
+      const names = (o: ReturnType<typeof op>) => (o.op.parameters ?? []).map((p) => resolve<Parameter>(doc, p).name);
+      for (const service of suite().service.app.services.values()) {
+        const r = service.resource;
+        const at = (suffix: string) => op(`${r.operationPrefix}_${suffix}`);
+        const relations = [...r.foreignKeys, ...r.manyToMany].map((x) => x.name);
+        for (const suffix of ['list', 'retrieve']) {
+          const params = new Map(at(suffix).op.parameters!.map((p) => resolve<Parameter>(doc, p)).map((p) => [p.name, p]));
+          expect((params.get('fields')!.schema.items as Schema).enum, r.key).to.include.members(['id', 'uuid', 'created', ...r.fields.filter((f) => f.readable).map((f) => f.name)]);
+          if (relations.length) expect((params.get('expand')!.schema.items as Schema).enum, r.key).to.deep.equal(relations);
+        }
+        expect(names(at('retrieve'))).to.include('If-None-Match');
+        expect(Object.keys(at('retrieve').op.responses)).to.include.members(['200', '304', '400']);
+        for (const suffix of ['update', 'partial_update', 'destroy']) {
+          expect(names(at(suffix)), `${r.key} ${suffix}`).to.include('If-Match');
+          expect(at(suffix).op.responses, `${r.key} ${suffix}`).to.have.property('412');
+        }
+        for (const suffix of ['retrieve', 'update', 'partial_update']) expect(resolve(doc, at(suffix).op.responses['200']!).headers).to.have.property('ETag');
+        expect(names(at('create'))).to.deep.equal(['Idempotency-Key']);
+        expect(resolve(doc, at('create').op.responses['201']!).headers).to.have.property('Idempotent-Replayed');
+        expect(at('create').op.responses).to.have.property('422');
+        const read = props(readOf(r.key));
+        for (const fk of r.foreignKeys) expect(read[fk.name]!['x-expand'], `${r.key}.${fk.name}`).to.deep.equal({ $ref: `#/components/schemas/${schemaNames(fk.target).read}` });
+        for (const m of r.manyToMany) expect(read[m.name]!['x-expand'], `${r.key}.${m.name}`).to.deep.equal({ $ref: `#/components/schemas/${schemaNames(m.target).read}` });
       }
     });
 

@@ -39,6 +39,17 @@ describe('query count of lists', () => {
     expect(many).to.equal(one);
     // authentication and the list itself; nothing per row
     expect(one).to.be.at.most(2);
+
+    // related records expanded inside the same one query, whatever the number of rows
+    const shape = '&expand=tracker,categories,contributors&fields=id,tracker,categories,contributors';
+    const oneExpanded = await countQueries(async () => (smallList = (await admin.get(`/api/issue/issue?tracker=${small.id}${shape}`)).body));
+    const manyExpanded = await countQueries(async () => (bigList = (await admin.get(`/api/issue/issue?tracker=${big.id}${shape}`)).body));
+    expect(bigList).to.have.length(500);
+    expect(bigList[0].tracker.title).to.equal(big.title);
+    expect(bigList[0].categories.map((c: any) => c.title)).to.deep.equal(['c0', 'c1', 'c2']);
+    expect(bigList[499].contributors.map((u: any) => u.id)).to.deep.equal([adminId]);
+    expect(smallList[0].tracker.id).to.equal(small.id);
+    expect([oneExpanded, manyExpanded]).to.deep.equal([one, one]);
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * Every declared resource, driven by the registry: list, create with a valid body, detail,
- * replace, update, each declared filter (the list keeps a record that matches and leaves out one
- * that does not), delete, and a 400 naming each missing required field. A newly declared resource
- * is covered here without a line of test code.
+ * replace and update (conditional on the record's ETag), each declared filter (the list keeps a
+ * record that matches and leaves out one that does not), delete, and a 400 naming each missing
+ * required field. A newly declared resource is covered here without a line of test code.
  */
 import { expect } from 'chai';
 import { loadRegistry } from '../engine/registry/registry.js';
@@ -70,13 +70,19 @@ describe('every declared resource (registry-driven)', () => {
         expect(problems.sort()).to.deep.equal([]);
       });
 
-      it('replaces with PUT of its own GET body, and updates with PATCH', async () => {
+      it('replaces with PUT of its own GET body, and updates with PATCH, each under If-Match of the tag it was last served with', async () => {
         const { admin } = suite();
-        const put = await admin.put(`${resource.path}/${record.id}`, record);
+        const path = `${resource.path}/${record.id}`;
+        const tag = (await admin.get(path)).headers.get('etag')!;
+        const put = await admin.put(path, record, { headers: { 'If-Match': tag } });
         expect(put.status, put.text).to.equal(200);
+        expect(put.headers.get('etag')).to.equal((await admin.get(path)).headers.get('etag'));
         const text = live().fields.find((f) => f.writable && (f.spec.type === 'string' || f.spec.type === 'text') && !f.spec.unique);
         const change = text ? { [text.name]: 'Changed' } : { remote_key: `rk-${record.id}-${resource.table}` };
-        const patch = await admin.patch(`${resource.path}/${record.id}`, change);
+        // the tag before the PUT is stale: its modified changed
+        const stale = await admin.patch(path, change, { headers: { 'If-Match': tag } });
+        expect([stale.status, stale.body], stale.text).to.deep.equal([412, { detail: 'Precondition failed.' }]);
+        const patch = await admin.patch(path, change, { headers: { 'If-Match': put.headers.get('etag')! } });
         expect(patch.status, patch.text).to.equal(200);
         expect(patch.body).to.include(change);
         expect(Date.parse(patch.body.modified)).to.be.at.least(Date.parse(record.modified));

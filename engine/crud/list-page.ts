@@ -31,7 +31,8 @@ export interface ListQuery {
   links(edge: Key[]): PageLinks;
 }
 
-export function listQuery(resource: Resource, visible: readonly Fragment[], plan: ListPlan, maxRows: number | undefined): ListQuery {
+/** `list`: the select list of a `fields`/`expand` request (the resource's own by default). */
+export function listQuery(resource: Resource, visible: readonly Fragment[], plan: ListPlan, maxRows: number | undefined, list?: Fragment): ListQuery {
   const { ordering: terms, cursor } = plan;
   const size = plan.limit === undefined || (maxRows !== undefined && maxRows < plan.limit) ? maxRows : plan.limit;
   const capped = size !== undefined && size !== plan.limit;
@@ -49,8 +50,8 @@ export function listQuery(resource: Resource, visible: readonly Fragment[], plan
   const bounds = [size, skip || undefined].filter((n) => n !== undefined);
   const records =
     backward && size !== undefined
-      ? jsonRecords(resource, [frag(`${ROW}.id in (select ${ROW}.id from ${table} where ${matching.sql} order by ${nearest} limit ?)`, [...matching.bindings, size])], frag(`order by ${order}`), edge)
-      : jsonRecords(resource, [matching], frag(`order by ${order}${paging}`, bounds), edge);
+      ? jsonRecords(resource, [frag(`${ROW}.id in (select ${ROW}.id from ${table} where ${matching.sql} order by ${nearest} limit ?)`, [...matching.bindings, size])], frag(`order by ${order}`), edge, list)
+      : jsonRecords(resource, [matching], frag(`order by ${order}${paging}`, bounds), edge, list);
   const all = joinFragments(where, 'and');
 
   return {

@@ -9,10 +9,13 @@ import { ROW } from '../storage/serialise.js';
 import { filterConditions, type Filter } from './filters.js';
 import { orderColumn, type OrderColumn, type OrderTerm } from './keyset.js';
 import { PAGING_PARAMETERS, parsePaging, type Paging } from './list-paging.js';
+import type { RecordShapes, Shape } from './record-shapes.js';
 import { NUL_MESSAGE } from './validator.js';
 
 export interface ListPlan extends Paging {
   where: Fragment[];
+  /** `fields=` and `expand=`; undefined for whole records. */
+  shape: Shape | undefined;
   /** The requested ordering, then id (which breaks ties); each column once, nothing after id. */
   ordering: OrderTerm[];
 }
@@ -60,7 +63,7 @@ function parseOrdering(spec: string, columns: Map<string, OrderColumn>, errors: 
 /** The query without parameters the plan reads that hold U+0000, each reported under its name. */
 function withoutNul(query: Record<string, string>, filters: readonly Filter[], errors: FieldErrors): Record<string, string> {
   const out = emptyMap<string>();
-  const read = new Set([...filters.map((f) => f.param), 'search', 'ordering', ...PAGING_PARAMETERS]);
+  const read = new Set([...filters.map((f) => f.param), 'search', 'ordering', 'fields', 'expand', ...PAGING_PARAMETERS]);
   for (const [name, value] of Object.entries(query)) {
     if (read.has(name) && value.includes('\0')) errors[name] = [NUL_MESSAGE];
     else out[name] = value;
@@ -74,6 +77,7 @@ export function planList(
   orderable: Map<string, OrderColumn>,
   search: string[],
   query: Record<string, string>,
+  shapes: RecordShapes,
 ): ListPlan {
   const errors: FieldErrors = emptyMap();
   query = withoutNul(query, filters, errors);
@@ -81,6 +85,7 @@ export function planList(
   if (query.search !== undefined && search.length > 0) where.push(...searchCondition(search, query.search));
   const ordering = parseOrdering(query.ordering ?? resource.ordering.join(','), orderable, errors);
   const paging = parsePaging(query, ordering, errors);
+  const shape = shapes.parse(query, errors);
   if (Object.keys(errors).length) throw new ValidationError(errors);
-  return { where, ordering: ordering!, ...paging };
+  return { where, ordering: ordering!, shape, ...paging };
 }

@@ -10,11 +10,12 @@ import { accessPredicate } from '../access/visibility.js';
 import { checkPrivileges, type PrivilegeCheck } from '../access/privileges.js';
 import { endSessions } from '../auth/sessions.js';
 import { checkGrants } from '../access/grants.js';
-import { FieldErrorCollector, notFound, type FieldErrors } from '../errors.js';
+import { FieldErrorCollector, notFound, preconditionFailed, type FieldErrors } from '../errors.js';
 import type { WriteOperation } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
+import { joined } from '../storage/request-transaction.js';
 import { jsonRecords, jsonTexts, ROW } from '../storage/serialise.js';
 import { ReadRouting } from '../storage/replicas.js';
 import { prepared } from '../storage/statements.js';
@@ -27,6 +28,7 @@ import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js'
 import type { Key, OrderColumn } from './keyset.js';
 import { listQuery, type PageLinks } from './list-page.js';
 import { orderableColumns, planList, searchColumns } from './list-plan.js';
+import { RecordShapes, selectList } from './record-shapes.js';
 import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
 import { StatementWrites } from './write-statement.js';
@@ -50,6 +52,9 @@ export interface ListAnswer {
   links(): PageLinks;
 }
 
+/** A condition on the record's JSON as served (If-Match), checked with its row locked. */
+export type Precondition = (current: string) => boolean;
+
 const throwNotFound = (): never => {
   throw notFound();
 };
@@ -64,22 +69,30 @@ export class ResourceService {
   /** Creates and updates in one statement, where the declaration allows; the check path answers the rest. */
   readonly statements: StatementWrites;
   private readonly reads: ReadRouting;
+  /** `fields=` and `expand=` of lists and details. */
+  readonly shapes: RecordShapes;
 
   constructor(
     readonly resource: Resource,
-    private readonly db: Knex,
+    /** Read through `db`, which joins the request's transaction when it has one. */
+    private readonly pool: Knex,
     ajv: Ajv,
     /** Permission names to check permission-list fields against; all resources for escalation checks and hooks' reads. */
     private readonly registry: Pick<Registry, 'permissionNames' | 'resources' | 'get'>,
     private readonly listing: ReadSettings = {},
   ) {
-    this.reads = listing.reads ?? new ReadRouting(db);
+    this.reads = listing.reads ?? new ReadRouting(pool);
     this.filters = filtersOf(resource);
     this.orderable = orderableColumns(resource);
     this.search = searchColumns(resource);
     this.validators = compileValidators(ajv, resource);
     this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
-    this.statements = new StatementWrites(resource, db, registry.resources, this.credentials);
+    this.statements = new StatementWrites(resource, pool, registry.resources, this.credentials);
+    this.shapes = new RecordShapes(resource);
+  }
+
+  private get db(): Knex {
+    return joined(this.pool);
   }
 
   /** What the escalation checks need for `user` inside `trx`. */
@@ -107,8 +120,8 @@ export class ResourceService {
    * the links are known once the first record has been read.
    */
   async list(user: Principal, query: Record<string, string>): Promise<ListAnswer> {
-    const plan = planList(this.resource, this.filters, this.orderable, this.search, query);
-    const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows);
+    const plan = planList(this.resource, this.filters, this.orderable, this.search, query, this.shapes);
+    const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows, plan.shape && selectList(plan.shape, user));
     const { count } = page;
     const total = count && (rowsOf(await this.reads.read((db) => db.raw(count.sql, count.bindings as Knex.RawBinding[])))[0]!.n as string);
     let edge: Key[] = [];
@@ -117,28 +130,31 @@ export class ResourceService {
     return { records, total, links: () => page.links(edge) };
   }
 
-  /** The record as its JSON text; 404 when it does not exist or the caller cannot see it. */
-  async retrieve(user: Principal, id: number): Promise<string> {
-    return this.reads.read((db) => this.fetchVisible(db, user, id));
+  /** The record as its JSON text, shaped by `fields=` and `expand=`; 404 when it does not exist or the caller cannot see it. */
+  async retrieve(user: Principal, id: number, query: Record<string, string> = {}): Promise<string> {
+    const list = this.shapes.selectListOf(query, user);
+    return this.reads.read((db) => this.fetchVisible(db, user, id, list));
   }
 
-  private async fetchVisible(db: Db, user: Principal, id: number): Promise<string> {
-    return (await this.fetchJson(db, id, this.visible(user))) ?? throwNotFound();
+  private async fetchVisible(db: Db, user: Principal, id: number, list?: Fragment): Promise<string> {
+    return (await this.fetchJson(db, id, this.visible(user), list)) ?? throwNotFound();
   }
 
-  private async fetchJson(db: Db, id: number, where: Fragment[] = []): Promise<string | undefined> {
-    const rows = rowsOf(await prepared(db, jsonRecords(this.resource, [frag(`${ROW}.id = ?`, [id]), ...where])));
+  private async fetchJson(db: Db, id: number, where: Fragment[] = [], list?: Fragment): Promise<string | undefined> {
+    const rows = rowsOf(await prepared(db, jsonRecords(this.resource, [frag(`${ROW}.id = ?`, [id]), ...where], undefined, undefined, list)));
     return rows[0]?.json as string | undefined;
   }
 
   /**
    * The record as served, its row locked for the transaction; 404 if invisible, 403 if visible but
-   * not changeable. Checks compare new values with this served form, so both are alike.
+   * not changeable; 412 if `precondition` does not hold for its JSON. Checks compare new values with
+   * this served form, so both are alike.
    */
-  private async lockForChange(trx: Knex.Transaction, user: Principal, id: number): Promise<Row> {
+  private async lockForChange(trx: Knex.Transaction, user: Principal, id: number, precondition?: Precondition): Promise<Row> {
     const [row] = await lockVisible(trx, this.resource, user, [id]);
     if (!row) throw notFound();
     await refuseUnchangeable(trx, this.resource, user, [id]);
+    if (precondition && !precondition((await this.fetchJson(trx, id))!)) throw preconditionFailed();
     return row;
   }
 
@@ -215,14 +231,18 @@ export class ResourceService {
     return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!);
   }
 
-  /** As create: the statement first, then the checks, which answer 404 and 403 before any body error, as always. */
-  async update(user: Principal, id: number, body: unknown, partial: boolean): Promise<string> {
+  /**
+   * As create: the statement first, then the checks, which answer 404 and 403 before any body error,
+   * as always. With a `precondition` (If-Match) the checks answer, comparing the record as it is
+   * once locked, so nothing can change it between the comparison and the write.
+   */
+  async update(user: Principal, id: number, body: unknown, partial: boolean, precondition?: Precondition): Promise<string> {
     const mode = partial ? 'patch' : 'create';
     const input = this.validatedEarly(body, mode);
-    const written = input && (await this.statements.update(user, id, input));
+    const written = input && !precondition ? await this.statements.update(user, id, input) : undefined;
     if (written !== undefined) return written;
     return this.transaction(async (trx) => {
-      const existing = await this.lockForChange(trx, user, id);
+      const existing = await this.lockForChange(trx, user, id, precondition);
       return (await this.fetchJson(trx, await this.write(user, input ?? this.validate(body, mode), existing, trx, partial ? 'update' : 'replace')))!;
     });
   }
@@ -236,9 +256,9 @@ export class ResourceService {
     }
   }
 
-  async destroy(user: Principal, id: number): Promise<void> {
+  async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
     const label = `${this.resource.name} ${id}`;
-    await this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id)]), label);
+    await this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id, precondition)]), label);
   }
 
   /** The recorded state moves of a visible record, oldest first. */

@@ -20,6 +20,7 @@ import type { RecordRule } from '../declare/index.js';
 import { findForeignKey, type Field, type ManyToManyRef, type Resource } from '../registry/resource.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
 import { buildSelectList, jsonRows, ROW } from '../storage/serialise.js';
+import { joinedTransaction } from '../storage/request-transaction.js';
 import { prepared } from '../storage/statements.js';
 import { frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 import type { Validated, Values } from './body.js';
@@ -214,7 +215,8 @@ export class StatementWrites {
 
   /** The new record's JSON; undefined when the check path must answer (its path, errors, or a refusal). */
   async create(user: Principal, { values, errors }: Validated): Promise<string | undefined> {
-    if (errors.has() || !takesStatement(this.path, user.isSuperuser)) return undefined;
+    // inside a request's transaction a refused statement would abort it: the checks answer there
+    if (errors.has() || joinedTransaction() || !takesStatement(this.path, user.isSuperuser)) return undefined;
     const probe = { errors: new FieldErrorCollector(), existing: undefined };
     checkStates(probe, this.resource, values);
     if (probe.errors.has() || !this.ordered(values, undefined)) return undefined;

@@ -20,6 +20,7 @@ import { mountAuthRoutes } from './auth-routes.js';
 import { mountBatch } from './batch-routes.js';
 import { mountFavicon } from './favicon.js';
 import { mountHealth } from './health.js';
+import { IdempotentPosts } from './idempotency.js';
 import { mountSchema } from '../openapi/routes.js';
 import { redirectDeprecated, stripTrailingSlash } from './paths.js';
 import { renderErrors } from './render-errors.js';
@@ -66,8 +67,9 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   const authenticate = authenticator(db, new TokenAuthenticator(db, principals), session);
   const routes = new RouteTable();
   mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies, session });
-  for (const service of services.values()) mountResource(routes, service);
-  for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!);
+  const idempotent = new IdempotentPosts(db);
+  for (const service of services.values()) mountResource(routes, service, idempotent);
+  for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!, idempotent);
 
   koa.use(requestLog(log));
   koa.use(renderErrors);

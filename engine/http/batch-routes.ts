@@ -6,19 +6,21 @@ import { BatchService } from '../crud/batch.js';
 import type { ResourceService } from '../crud/service.js';
 import { permissionDenied } from '../errors.js';
 import type { Batch } from '../registry/resource.js';
-import { readJsonBody } from './json-body.js';
+import type { IdempotentPosts } from './idempotency.js';
 import { mayPerform, methods } from './resource-routes.js';
 import type { RouteTable } from './route-table.js';
 
 /** Mounts `batch`, whose records are written through `records`, the service of its resource. */
-export function mountBatch(routes: RouteTable, batch: Batch, records: ResourceService): void {
+export function mountBatch(routes: RouteTable, batch: Batch, records: ResourceService, idempotent: IdempotentPosts): void {
   const service = new BatchService(batch, records);
   routes.add(
     batch.path,
     methods({
       POST: async (ctx, user) => {
         if (!mayPerform(user, batch.permission)) throw permissionDenied();
-        ctx.body = await service.run(user, await readJsonBody(ctx));
+        await idempotent.run(ctx, user, async (body) => {
+          ctx.body = await service.run(user, body);
+        });
       },
     }),
   );

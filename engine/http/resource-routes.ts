@@ -7,7 +7,9 @@ import type { Context } from 'koa';
 import type { Principal } from '../auth/users.js';
 import { emptyMap, methodNotAllowed, notFound, permissionDenied } from '../errors.js';
 import type { Action } from '../registry/resource.js';
-import type { ResourceService } from '../crud/service.js';
+import type { Precondition, ResourceService } from '../crud/service.js';
+import type { IdempotentPosts } from './idempotency.js';
+import { entityTag, ifMatchHolds, noneMatchNames } from './conditional.js';
 import { readJsonBody } from './json-body.js';
 import { sendJson, sendJsonArray } from './json-response.js';
 import { listHeaders } from './list-headers.js';
@@ -65,7 +67,19 @@ export function dispatch(service: ResourceService, handlers: Partial<Record<stri
   return methods(guarded);
 }
 
-export function mountResource(routes: RouteTable, service: ResourceService): void {
+/** The request's If-Match as a condition on the record's JSON; undefined without one. */
+function preconditionOf(ctx: Context): Precondition | undefined {
+  const header = ctx.get('If-Match');
+  return header ? (current) => ifMatchHolds(header, entityTag(current)) : undefined;
+}
+
+/** A record's JSON with its entity tag. */
+function sendTagged(ctx: Context, text: string): void {
+  ctx.set('ETag', entityTag(text));
+  sendJson(ctx, text);
+}
+
+export function mountResource(routes: RouteTable, service: ResourceService, idempotent: IdempotentPosts): void {
   const { path } = service.resource;
   routes.add(
     path,
@@ -75,7 +89,7 @@ export function mountResource(routes: RouteTable, service: ResourceService): voi
         await sendJsonArray(ctx, answer.records, () => listHeaders(ctx, answer));
       },
       POST: async (ctx, user) => {
-        sendJson(ctx, await service.create(user, await readJsonBody(ctx)), 201);
+        await idempotent.run(ctx, user, async (body) => sendJson(ctx, await service.create(user, body), 201));
       },
     }),
   );
@@ -83,16 +97,21 @@ export function mountResource(routes: RouteTable, service: ResourceService): voi
     `${path}/:id`,
     dispatch(service, {
       GET: async (ctx, user, id) => {
-        sendJson(ctx, await service.retrieve(user, idOf(id)));
+        const text = await service.retrieve(user, idOf(id), queryOf(ctx));
+        const tag = entityTag(text);
+        ctx.set('ETag', tag);
+        const known = ctx.get('If-None-Match');
+        if (known && noneMatchNames(known, tag)) ctx.status = 304;
+        else sendJson(ctx, text);
       },
       PUT: async (ctx, user, id) => {
-        sendJson(ctx, await service.update(user, idOf(id), await readJsonBody(ctx), false));
+        sendTagged(ctx, await service.update(user, idOf(id), await readJsonBody(ctx), false, preconditionOf(ctx)));
       },
       PATCH: async (ctx, user, id) => {
-        sendJson(ctx, await service.update(user, idOf(id), await readJsonBody(ctx), true));
+        sendTagged(ctx, await service.update(user, idOf(id), await readJsonBody(ctx), true, preconditionOf(ctx)));
       },
       DELETE: async (ctx, user, id) => {
-        await service.destroy(user, idOf(id));
+        await service.destroy(user, idOf(id), preconditionOf(ctx));
         ctx.status = 204;
       },
     }),

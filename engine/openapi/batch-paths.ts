@@ -4,7 +4,7 @@
  */
 import { INT_MAX } from '../fields/values.js';
 import type { Batch } from '../registry/resource.js';
-import { json, responsesOf } from './shared.js';
+import { json, REPLAYED, responsesOf } from './shared.js';
 import { componentName, ref, type PathsPart, type Schema } from './types.js';
 
 const id = { type: 'integer', minimum: 1, maximum: INT_MAX, example: 4 };
@@ -43,11 +43,13 @@ export function batchPaths(batches: readonly Batch[]): PathsPart {
         summary: description,
         description: `${description} All or nothing, in one transaction: one missing or invisible id answers 400 under \`${batch.idsField}\` and nothing changes. Requires the permission \`${batch.permission}\`.`,
         tags: [module],
+        parameters: [ref('parameters', 'IdempotencyKey')],
         requestBody: { required: true, content: json(ref('schemas', `${name}Request`)) },
-        responses: responsesOf({ 200: { description: 'How many records were changed.', content: json(ref('schemas', `${name}Result`)) } }, [
+        responses: responsesOf({ 200: { description: 'How many records were changed.', headers: REPLAYED, content: json(ref('schemas', `${name}Result`)) } }, [
           'BadRequest',
           'NotAuthenticated',
           'PermissionDenied',
+          'IdempotencyKeyReused',
         ]),
         'x-required-permission': batch.permission,
       },

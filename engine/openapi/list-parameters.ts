@@ -55,3 +55,31 @@ export function listParameters(service: ResourceService): (Parameter | Ref)[] {
   );
   return params;
 }
+
+/** `fields` and `expand`, on lists and details: the names each accepts. */
+export function shapeParameters(service: ResourceService): Parameter[] {
+  const { fieldNames, expandable } = service.shapes;
+  const names = (values: string[]) => ({ type: 'array', items: { type: 'string', enum: values } });
+  const params: Parameter[] = [
+    {
+      name: 'fields',
+      in: 'query',
+      description: 'Keys to serve, comma-separated (e.g. `id,title`): each record has only these, in its usual order. An unknown name answers 400 under `fields`.',
+      style: 'form',
+      explode: false,
+      schema: names(fieldNames),
+    },
+  ];
+  if (expandable.length) {
+    params.push({
+      name: 'expand',
+      in: 'query',
+      description:
+        'Relations to serve as the related records, comma-separated (e.g. `tracker,categories`): a key becomes the record its own detail serves (the schema named by `x-expand` on the relation), a link list the list of them; one level deep. A related record the caller cannot see, or whose resource they may not view, stays its id. With `fields`, only kept relations expand. An unknown name answers 400 under `expand`.',
+      style: 'form',
+      explode: false,
+      schema: names(expandable),
+    });
+  }
+  return params;
+}

@@ -5,9 +5,9 @@
  */
 import type { ResourceService } from '../crud/service.js';
 import type { Action } from '../registry/resource.js';
-import { listParameters } from './list-parameters.js';
+import { listParameters, shapeParameters } from './list-parameters.js';
 import type { SchemaNames } from './resource-schemas.js';
-import { json, responsesOf, WRITE_ERRORS } from './shared.js';
+import { json, REPLAYED, responsesOf, WRITE_ERRORS } from './shared.js';
 import { ref, type Operation, type Paths, type RequestBody } from './types.js';
 
 type Details = Omit<Operation, 'operationId' | 'summary' | 'description' | 'tags'>;
@@ -30,41 +30,44 @@ export function resourcePaths(service: ResourceService, names: SchemaNames): Pat
     };
   };
   const record = json(ref('schemas', names.read));
+  const tagged = { ETag: ref('headers', 'ETag') };
   const item = [ref('parameters', 'Id')];
+  const ifMatch = [...item, ref('parameters', 'IfMatch')];
   const protectors = resource.referencedBy.filter((r) => r.fk.spec.onDelete === 'protect').map((r) => r.resource.title);
   const paths: Paths = {
     [resource.path]: {
       get: op('view', 'list', 'list', `${resource.description} Answers a plain JSON array of the records visible to the caller, filtered (all conditions must hold) and ordered by the query; paged by \`limit\` with \`offset\` or \`cursor\`, the neighbouring pages linked in \`Link\`.`, {
-        parameters: listParameters(service),
+        parameters: [...listParameters(service), ...shapeParameters(service)],
         responses: responsesOf({ 200: { description: 'The matching records.', headers: LIST_HEADERS, content: json({ type: 'array', items: ref('schemas', names.read) }) } }, [
           'ValidationFailed',
           'NotAuthenticated',
           'PermissionDenied',
         ]),
       }),
-      post: op('add', 'create', 'create', 'Creates a record; every offending field is reported at once.', {
+      post: op('add', 'create', 'create', 'Creates a record; every offending field is reported at once. With `Idempotency-Key`, a repeat creates nothing and answers as the first did.', {
+        parameters: [ref('parameters', 'IdempotencyKey')],
         requestBody: body(names.request, true),
-        responses: responsesOf({ 201: { description: 'The created record.', content: record } }, WRITE_ERRORS),
+        responses: responsesOf({ 201: { description: 'The created record.', headers: REPLAYED, content: record } }, [...WRITE_ERRORS, 'IdempotencyKeyReused']),
       }),
     },
     [`${resource.path}/{id}`]: {
-      get: op('view', 'retrieve', 'retrieve', 'One record.', {
-        parameters: item,
-        responses: responsesOf({ 200: { description: 'The record.', content: record } }, ['NotAuthenticated', 'PermissionDenied', 'NotFound']),
+      get: op('view', 'retrieve', 'retrieve', 'One record, shaped by `fields` and `expand`; with `If-None-Match` naming its current tag, 304.', {
+        parameters: [...item, ...shapeParameters(service), ref('parameters', 'IfNoneMatch')],
+        responses: responsesOf({ 200: { description: 'The record.', headers: tagged, content: record } }, ['NotModified', 'ValidationFailed', 'NotAuthenticated', 'PermissionDenied', 'NotFound']),
       }),
       put: op('change', 'update', 'replace', 'Replaces the record: every required field is needed; optional fields not sent keep their values.', {
-        parameters: item,
+        parameters: ifMatch,
         requestBody: body(names.request, true),
-        responses: responsesOf({ 200: { description: 'The record as stored.', content: record } }, [...WRITE_ERRORS, 'NotFound']),
+        responses: responsesOf({ 200: { description: 'The record as stored.', headers: tagged, content: record } }, [...WRITE_ERRORS, 'NotFound', 'PreconditionFailed']),
       }),
       patch: op('change', 'partial_update', 'update', 'Changes the fields sent and nothing else.', {
-        parameters: item,
+        parameters: ifMatch,
         requestBody: body(names.patched, false),
-        responses: responsesOf({ 200: { description: 'The record as stored.', content: record } }, [...WRITE_ERRORS, 'NotFound']),
+        responses: responsesOf({ 200: { description: 'The record as stored.', headers: tagged, content: record } }, [...WRITE_ERRORS, 'NotFound', 'PreconditionFailed']),
       }),
       delete: op('delete', 'destroy', 'delete', protectors.length ? `Deletes the record, unless ${protectors.join(', ')} records still refer to it.` : 'Deletes the record.', {
-        parameters: item,
-        responses: responsesOf({ 204: { description: 'Deleted; no body.' } }, ['NotAuthenticated', 'PermissionDenied', 'NotFound', ...(protectors.length ? (['Conflict'] as const) : [])]),
+        parameters: ifMatch,
+        responses: responsesOf({ 204: { description: 'Deleted; no body.' } }, ['NotAuthenticated', 'PermissionDenied', 'NotFound', 'PreconditionFailed', ...(protectors.length ? (['Conflict'] as const) : [])]),
       }),
     },
   };

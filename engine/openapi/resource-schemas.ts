@@ -10,7 +10,7 @@ import { typeOf } from '../fields/index.js';
 import type { StateField } from '../declare/fields.js';
 import type { Field, Resource } from '../registry/resource.js';
 import { toOpenApi, withNull } from './json-schema.js';
-import { componentName, type Schema } from './types.js';
+import { componentName, ref, type Schema } from './types.js';
 
 export interface SchemaNames {
   read: string;
@@ -84,6 +84,9 @@ function documented(schema: Schema, f: Field, examples: 'all' | 'typed'): Schema
   return out;
 }
 
+/** What `expand=` serves for a relation: the related record, as its own schema describes it. */
+const expandedShape = (target: Resource) => ref('schemas', schemaNames(target).read);
+
 export function readSchema(resource: Resource): Schema {
   const properties: Record<string, Schema> = { ...recordFields };
   for (const f of resource.fields) {
@@ -93,7 +96,7 @@ export function readSchema(resource: Resource): Schema {
   }
   resource.foreignKeys.forEach((fk, i) => {
     const described = `${referenceDescription(fk.spec.description, fk.target)} Written as \`${fk.writeName}\`.`;
-    const schema = { ...id(described, relationId(i)), 'x-references': fk.target.path };
+    const schema = { ...id(described, relationId(i)), 'x-references': fk.target.path, 'x-expand': expandedShape(fk.target) };
     properties[fk.name] = { ...(fk.required ? schema : withNull(schema)), ...(fk.spec.readOnly ? { readOnly: true } : {}) };
   });
   for (const m of resource.manyToMany) {
@@ -102,6 +105,7 @@ export function readSchema(resource: Resource): Schema {
       items: { ...id(`Id of a \`${m.target.path}\` record.`, LINKED[0]!), 'x-references': m.target.path },
       example: LINKED,
       description: `${referenceDescription(m.spec.description, m.target, true)} In ascending order; written as \`${m.writeName}\`.`,
+      'x-expand': expandedShape(m.target),
       ...(m.spec.readOnly ? { readOnly: true } : {}),
     };
   }

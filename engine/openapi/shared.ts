@@ -55,11 +55,24 @@ export const headers: Record<string, Header> = {
     schema: { type: 'string' },
   },
   TotalCount: { description: 'Sent only for `count=true`: how many records match the filters and are visible to the caller, whatever the paging.', schema: { type: 'integer', minimum: 0 } },
+  ETag: {
+    description:
+      'Strong entity tag of the record as this answer serves it: send it back in `If-None-Match` (a GET answers 304 while the record is unchanged) or `If-Match` (PUT, PATCH and DELETE answer 412 when it changed meanwhile). Tags compare the full record, as GET without `fields` and `expand` serves it.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  IdempotentReplayed: {
+    description: 'Sent only when the answer is a replay: an earlier request with the same `Idempotency-Key` and body made it, and this one changed nothing.',
+    schema: { type: 'string', enum: ['true'] },
+  },
   ListTruncated: {
     description: "Sent only when the server's MAX_LIST_ROWS setting held back records: a list without `limit` (or with a larger one) ends after MAX_LIST_ROWS records, and `Link` `rel=\"next\"` continues it.",
     schema: { type: 'string', enum: ['true'] },
   },
 };
+
+/** Headers of an answer to a POST that may be a replay (`Idempotency-Key`). */
+export const REPLAYED = { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') };
 
 /** Error responses by name; operations list theirs with `responsesOf()`. */
 export const responses = {
@@ -80,6 +93,12 @@ export const responses = {
   PayloadTooLarge: detail(`The body is larger than ${BODY_LIMIT / 1024 / 1024} MiB.`),
   UnsupportedMediaType: detail('The body is not `application/json`.'),
   Throttled: detail('Too many failed sign-ins for this username and address.', { 'Retry-After': ref('headers', 'RetryAfter') }),
+  NotModified: {
+    description: 'The record still has the tag `If-None-Match` names; no body.',
+    headers: { ETag: ref('headers', 'ETag') },
+  },
+  PreconditionFailed: detail('`If-Match` names no current tag of the record: it changed meanwhile, and nothing was written.'),
+  IdempotencyKeyReused: detail('The `Idempotency-Key` was used (by the same user, in the last 24 hours) with another request: another path or body.'),
   MovedPermanently: detail('The path is deprecated; the body names the successor.', {
     Location: ref('headers', 'Location'),
     Deprecation: ref('headers', 'Deprecation'),
@@ -91,14 +110,17 @@ export type ErrorResponse = keyof typeof responses;
 
 const STATUS: Record<ErrorResponse, string> = {
   MovedPermanently: '301',
+  NotModified: '304',
   ValidationFailed: '400',
   BadRequest: '400',
   NotAuthenticated: '401',
   PermissionDenied: '403',
   NotFound: '404',
   Conflict: '409',
+  PreconditionFailed: '412',
   PayloadTooLarge: '413',
   UnsupportedMediaType: '415',
+  IdempotencyKeyReused: '422',
   Throttled: '429',
 };
 
@@ -126,6 +148,26 @@ export const parameters: Record<string, Parameter> = {
     in: 'query',
     description: '`true`: also answer the number of matching records in `X-Total-Count` (one more query).',
     schema: { type: 'boolean' },
+  },
+  // request headers of conditional and idempotent requests
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    description: 'Entity tags (or `*`) of representations the client holds: when one is the record\'s current tag (compared weakly), the answer is 304 without a body.',
+    schema: { type: 'string' },
+  },
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    description: 'Entity tags (or `*`) the record must still have (compared strongly: a weak `W/` tag never matches); otherwise 412 and nothing is written. The comparison and the write happen with the record locked.',
+    schema: { type: 'string' },
+  },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    description:
+      'Any unique string (printable ASCII) chosen by the client: a repeat by the same user with the same key and body within 24 hours answers what the first answered, with `Idempotent-Replayed: true`, and changes nothing; a repeat sent while the first is running waits for it. The same key with another request answers 422. A request that fails leaves the key unused.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
   },
 };
 

@@ -10,16 +10,16 @@ import { col, joinFragments, q, frag, type Fragment } from './sql.js';
 
 export const ROW = 't';
 
-function fieldExpression(resource: Resource, f: Field): string | null {
+function fieldExpression(resource: Resource, f: Field, alias = ROW): string | null {
   const s = f.spec;
   if (s.type === 'enum' && s.derived) {
     const fk = resource.foreignKeys.find((r) => r.name === s.derived!.via)!;
     const cases = Object.entries(s.derived.map)
       .map(([from, to]) => `when '${from.replace(/'/g, "''")}' then '${to.replace(/'/g, "''")}'`)
       .join(' ');
-    return `(select case ${col('d', s.derived.field)} ${cases} end from ${q(fk.target.table)} d where d.id = ${col(ROW, fk.column)})`;
+    return `(select case ${col('d', s.derived.field)} ${cases} end from ${q(fk.target.table)} d where d.id = ${col(alias, fk.column)})`;
   }
-  return typeOf(s).read(s, col(ROW, f.column!));
+  return typeOf(s).read(s, col(alias, f.column!));
 }
 
 /** SQL expression of a field's value as served (used by select lists, filters and ordering). */
@@ -31,26 +31,46 @@ export function expressionOf(resource: Resource, f: Field): string {
 /** An expression of a many-to-many's sorted ids, where the join table cannot be read (links written by the same statement). */
 export type LinkExpressions = (m: ManyToManyRef) => string | undefined;
 
-/** The select list; `links` replaces the join-table subqueries of the relations it names. */
-export function buildSelectList(resource: Resource, links: LinkExpressions = () => undefined): string {
-  const parts: string[] = [`${ROW}.id`, `${ROW}.uuid::text as uuid`];
+/** One key of a record as served, and the SQL expression of its value. */
+export interface SelectPart {
+  name: string;
+  sql: string;
+}
+
+/**
+ * The keys of a record of `resource` at row `alias`, in the order they are served; `links` replaces
+ * the join-table subqueries of the relations it names.
+ */
+export function selectParts(resource: Resource, links: LinkExpressions = () => undefined, alias = ROW): SelectPart[] {
+  const parts: SelectPart[] = [
+    { name: 'id', sql: `${alias}.id` },
+    { name: 'uuid', sql: `${alias}.uuid::text` },
+  ];
   for (const f of resource.fields) {
-    const expr = f.readable ? fieldExpression(resource, f) : null;
-    if (expr) parts.push(`${expr} as ${q(f.name)}`);
+    const expr = f.readable ? fieldExpression(resource, f, alias) : null;
+    if (expr) parts.push({ name: f.name, sql: expr });
   }
-  for (const fk of resource.foreignKeys) parts.push(`${col(ROW, fk.column)} as ${q(fk.name)}`);
+  for (const fk of resource.foreignKeys) parts.push({ name: fk.name, sql: col(alias, fk.column) });
   for (const m of resource.manyToMany) {
     const { table, sourceColumn, targetColumn } = m.spec;
-    const ids = links(m) ?? `array(select j.${q(targetColumn)} from ${q(table)} j where j.${q(sourceColumn)} = ${ROW}.id order by 1)`;
-    parts.push(`${ids} as ${q(m.name)}`);
+    const ids = links(m) ?? `array(select j.${q(targetColumn)} from ${q(table)} j where j.${q(sourceColumn)} = ${alias}.id order by 1)`;
+    parts.push({ name: m.name, sql: ids });
   }
   parts.push(
-    `${isoTimestamp(`${ROW}.created`)} as created`,
-    `${isoTimestamp(`${ROW}.modified`)} as modified`,
-    `${ROW}.created_by`,
-    `${ROW}.remote_key`,
+    { name: 'created', sql: isoTimestamp(`${alias}.created`) },
+    { name: 'modified', sql: isoTimestamp(`${alias}.modified`) },
+    { name: 'created_by', sql: `${alias}.created_by` },
+    { name: 'remote_key', sql: `${alias}.remote_key` },
   );
-  return parts.join(', ');
+  return parts;
+}
+
+/** `parts` as a select list. */
+export const joinSelectParts = (parts: readonly SelectPart[]): string => parts.map((p) => `${p.sql} as ${q(p.name)}`).join(', ');
+
+/** The select list; `links` replaces the join-table subqueries of the relations it names. */
+export function buildSelectList(resource: Resource, links: LinkExpressions = () => undefined): string {
+  return joinSelectParts(selectParts(resource, links));
 }
 
 const selectLists = new WeakMap<Resource, string>();
@@ -68,11 +88,11 @@ export function selectList(resource: Resource): string {
  * applied inside, where the row's columns are in scope; the outer select keeps its row order.
  * `also` adds columns beside `json` (a list's paging edge).
  */
-export function jsonRecords(resource: Resource, where: readonly Fragment[], rest: Fragment = frag(''), also?: Fragment): Fragment {
+export function jsonRecords(resource: Resource, where: readonly Fragment[], rest: Fragment = frag(''), also?: Fragment, list: Fragment = frag(selectList(resource))): Fragment {
   const cond = joinFragments([...where], 'and');
   return frag(
-    jsonRows(selectList(resource), `${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}`, also?.sql),
-    [...(also?.bindings ?? []), ...cond.bindings, ...rest.bindings],
+    jsonRows(list.sql, `${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}`, also?.sql),
+    [...(also?.bindings ?? []), ...list.bindings, ...cond.bindings, ...rest.bindings],
   );
 }
 
