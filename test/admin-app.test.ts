@@ -24,11 +24,16 @@ describe('admin app (/app/)', () => {
     expect(res.headers.get('location')).to.equal('/app/');
   });
 
-  it('describes every declared resource in its public metadata, under a strict Content-Security-Policy', async () => {
+  it('describes every declared resource in its public metadata, under a strict Content-Security-Policy and an ETag', async () => {
     const { admin, service } = suite();
     const res = await admin.as(null).get('/app/metadata.json');
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-security-policy')).to.include("default-src 'self'");
+    // asked again by the browser (no-cache), it costs nothing while unchanged
+    expect(res.headers.get('cache-control')).to.equal('no-cache');
+    // (fetch adds `Cache-Control: no-cache`, an end-to-end reload, to a conditional request that names none)
+    const again = await admin.as(null).get('/app/metadata.json', { headers: { 'If-None-Match': res.headers.get('etag')!, 'Cache-Control': 'max-age=0' } });
+    expect(again.status).to.equal(304);
     const keys = [...service.app.services.keys()];
     expect(Object.keys(res.body.resources)).to.have.members(keys);
     expect(res.body.modules.flatMap((m: { resources: string[] }) => m.resources)).to.have.members(keys);

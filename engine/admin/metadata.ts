@@ -20,8 +20,8 @@ export interface FieldMeta {
   nullable: boolean;
   /** Shown but never sent (read-only and derived fields, read-only relations). */
   writable: boolean;
-  /** The declared field (type, lengths, values, transitions…); absent for relations. */
-  spec?: FieldSpec;
+  /** The declared field (type, lengths, values, transitions…) but its description and label; absent for relations. */
+  spec?: Omit<FieldSpec, 'description' | 'label'>;
   /** Resource key of a relation's target. */
   target?: string;
 }
@@ -72,17 +72,10 @@ export const inWords = (name: string): string => {
 function fieldsOf(resource: Resource): FieldMeta[] {
   const fields: FieldMeta[] = resource.fields
     .filter((f) => f.readable || f.writable)
-    .map((f) => ({
-      name: f.name,
-      label: f.spec.label ?? inWords(f.name),
-      description: f.spec.description,
-      kind: 'field',
-      writeName: f.name,
-      required: f.spec.required ?? false,
-      nullable: f.nullable,
-      writable: f.writable,
-      spec: f.spec,
-    }));
+    .map((f) => {
+      const { description, label, ...spec } = f.spec;
+      return { name: f.name, label: label ?? inWords(f.name), description, kind: 'field', writeName: f.name, required: f.spec.required ?? false, nullable: f.nullable, writable: f.writable, spec };
+    });
   for (const r of resource.foreignKeys) {
     const { label, description, readOnly } = r.spec;
     fields.push({ name: r.name, label: label ?? inWords(r.name), description, kind: 'fk', writeName: r.writeName, required: r.required, nullable: !r.required, writable: !readOnly, target: r.target.key });

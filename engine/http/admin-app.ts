@@ -4,6 +4,7 @@
  * resources (engine/admin/metadata.ts) and, like the OpenAPI document, is public. All served with a
  * strict Content-Security-Policy: scripts and styles from this origin only. `/` leads to the app.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,12 +24,20 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
 };
 
-function serve(ctx: Context, type: string, body: Buffer | string): void {
-  ctx.type = type;
-  ctx.set('Content-Security-Policy', "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Cache-Control', 'no-cache');
-  ctx.body = body;
+/** A file's answer; `no-cache` with an ETag: the browser asks every time, and gets 304 while it is unchanged. */
+function serving(type: string, body: Buffer | string) {
+  const etag = createHash('sha256').update(body).digest('base64url').slice(0, 27);
+  return (ctx: Context) => {
+    ctx.type = type;
+    ctx.set('Content-Security-Policy', "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.etag = etag;
+    // `fresh` compares only for a 2xx answer
+    ctx.status = 200;
+    if (ctx.fresh) ctx.status = 304;
+    else ctx.body = body;
+  };
 }
 
 export function mountAdminApp(router: Router, registry: Registry, services: ReadonlyMap<string, ResourceService>): void {
@@ -36,9 +45,7 @@ export function mountAdminApp(router: Router, registry: Registry, services: Read
   for (const file of fs.readdirSync(WEB_DIR)) {
     const type = TYPES[path.extname(file)];
     if (!type) continue;
-    const body = fs.readFileSync(path.join(WEB_DIR, file));
-    router.get(file === 'index.html' ? '/app' : `/app/${file}`, (ctx) => serve(ctx, type, body));
+    router.get(file === 'index.html' ? '/app' : `/app/${file}`, serving(type, fs.readFileSync(path.join(WEB_DIR, file))));
   }
-  const metadata = JSON.stringify(appMetadata(registry, services));
-  router.get('/app/metadata.json', (ctx) => serve(ctx, TYPES['.json']!, metadata));
+  router.get('/app/metadata.json', serving(TYPES['.json']!, JSON.stringify(appMetadata(registry, services))));
 }
