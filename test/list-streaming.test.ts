@@ -51,6 +51,25 @@ describe('list streaming', () => {
     expect(all.body).to.deep.equal(pages);
   });
 
+  it('answers byte for byte as its pages, read ahead whole or streamed', async () => {
+    const { admin } = suite();
+    const texts = async (path: string) => {
+      const res = await admin.get(path);
+      expect(res.status).to.equal(200);
+      return res.text as string;
+    };
+    const pagesOf = async (size: number, count: number) => {
+      const pages: string[] = [];
+      for (let offset = 0; offset < count; offset += size) pages.push((await texts(`${PATH}?search=stream&ordering=id&limit=${size}&offset=${offset}`)).slice(1, -1));
+      return `[${pages.join(',')}]`;
+    };
+    // about 2 MiB: many pieces of records, more than pause the connection, sent whole with its length
+    const whole = await admin.get(`${PATH}?search=stream&ordering=id&limit=300`);
+    expect(Number(whole.headers.get('content-length'))).to.equal(Buffer.byteLength(whole.text));
+    expect(whole.text).to.equal(await pagesOf(100, 300));
+    expect(await texts(`${PATH}?search=stream&ordering=id`)).to.equal(await pagesOf(500, COUNT));
+  });
+
   it('sends a short list in one piece with its length', async () => {
     const res = await suite().admin.get(`${PATH}?search=stream&ordering=id&limit=3`);
     expect(res.status).to.equal(200);

@@ -15,9 +15,10 @@ import type { WriteOperation } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
-import { jsonRecords, jsonTexts, ROW } from '../storage/serialise.js';
+import { jsonRecords, ROW } from '../storage/serialise.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
+import { textPieces } from '../storage/text-pieces.js';
 import { normaliseBody, type Validated } from './body.js';
 import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
@@ -30,15 +31,12 @@ import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
 import { StatementWrites } from './write-statement.js';
 
-/** Rows a list cursor fetches per round trip: most lists are one, a long one streams in these steps. */
-const LIST_BATCH = 1000;
-
 export interface ListSettings {
   /** MAX_LIST_ROWS: the most records one list answer holds (undefined: no cap). */
   maxRows?: number;
 }
 
-/** A list answer: its records, streamed, and what the paging headers say. */
+/** A list answer: its records, streamed as pieces (records joined by commas), and what the paging headers say. */
 export interface ListAnswer {
   records: AsyncIterable<string>;
   /** `count=true`: the number of matching records. */
@@ -97,8 +95,8 @@ export class ResourceService {
   }
 
   /**
-   * The matching records as JSON texts, read from a cursor as the consumer asks for them, so a list
-   * of any length takes a constant amount of memory. Planning errors throw before any query runs;
+   * The matching records as JSON texts, read as the consumer asks for them, so a list of any length
+   * takes a constant amount of memory. Planning errors throw before any query runs;
    * the links are known once the first record has been read.
    */
   async list(user: Principal, query: Record<string, string>): Promise<ListAnswer> {
@@ -106,8 +104,7 @@ export class ResourceService {
     const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows);
     const total = page.count && (rowsOf(await this.db.raw(page.count.sql, page.count.bindings as Knex.RawBinding[]))[0]!.n as string);
     let edge: Key[] = [];
-    const rows = this.db.raw(page.records.sql, page.records.bindings as Knex.RawBinding[]).stream({ batchSize: LIST_BATCH, highWaterMark: LIST_BATCH });
-    const records = jsonTexts(rows as AsyncIterable<{ json: string; edge?: string }>, (first) => (edge = first.edge ? (JSON.parse(first.edge) as Key[]) : []));
+    const records = textPieces(this.db, page.records, (first) => (edge = first ? (JSON.parse(first) as Key[]) : []));
     return { records, total, links: () => page.links(edge) };
   }
 
