@@ -80,18 +80,17 @@ export function jsonRecords(resource: Resource, where: readonly Fragment[], rest
 export const jsonRows = (list: string, from: string, also?: string): string =>
   `select row_to_json(r)::text as json${also ? `, ${also}` : ''} from (select ${list} from ${from}) r`;
 
-/** A list's first records up to this many are joined into one text by PostgreSQL… */
+/** A list's first records up to this many are joined into one text by PostgreSQL. */
 const HEAD_ROWS = 10_000;
-/** …as long as the text stays within this many bytes (the rest of the head follows row by row). */
-export const HEAD_BYTES = 8 * 1024 * 1024;
 
 /**
  * A list's records in their order, `limit` of them after `offset`: the first row holds the head of
- * the list joined by commas in one text (null when empty), `also` beside it; each later row one
- * record. The process thus handles one text for a list that fits the head, like a single
- * `string_agg`, yet a longer one streams: PostgreSQL builds each record's JSON once (the head is
- * materialised, at most HEAD_ROWS rows), and the rows beyond the head are read only when the head
- * was full. UNION ALL branches run in order, none of them parallel (each ends in a LIMIT).
+ * the list (up to HEAD_ROWS records) joined by commas in one text (null when empty), `also` beside
+ * it; each later row one record. The process thus handles one text for a list that fits the head,
+ * as for a single `string_agg`, yet a longer one streams. A head that may be followed by more is
+ * materialised, so PostgreSQL builds each record's JSON once, and the rows beyond it are read only
+ * when it was full. UNION ALL branches run in order: none of them can run in parallel (each holds a
+ * LIMIT or OFFSET).
  */
 export function listRecords(resource: Resource, where: Fragment, order: string, limit: number | undefined, offset: number, also?: Fragment): Fragment {
   const records = (count: number | undefined, skip: number): Fragment =>
@@ -100,17 +99,16 @@ export function listRecords(resource: Resource, where: Fragment, order: string, 
         `${count === undefined ? '' : ' limit ?'}${skip ? ' offset ?' : ''}) r`,
       [...where.bindings, ...[count, skip || undefined].filter((n) => n !== undefined)],
     );
-  const headRows = limit === undefined ? HEAD_ROWS : Math.min(limit, HEAD_ROWS);
-  const head = records(headRows, offset);
-  const none = also ? ', null' : '';
-  const parts = [
-    frag(`with h as (select json, sum(octet_length(json) + 1) over (rows unbounded preceding) as upto from (${head.sql}) j)`, head.bindings),
-    frag(`select string_agg(json, ',') filter (where upto <= ?) as json${also ? `, ${also.sql}` : ''} from h`, [HEAD_BYTES, ...(also?.bindings ?? [])]),
-    frag(`union all select json${none} from h where upto > ?`, [HEAD_BYTES]),
-  ];
-  if (limit === undefined || limit > HEAD_ROWS) {
-    const rest = records(limit === undefined ? undefined : limit - HEAD_ROWS, offset + HEAD_ROWS);
-    parts.push(frag(`union all select json${none} from (${rest.sql}) x where (select count(*) from h) = ?`, [...rest.bindings, HEAD_ROWS]));
+  const head = records(limit === undefined ? HEAD_ROWS : Math.min(limit, HEAD_ROWS), offset);
+  const joined = (from: string) => frag(`select string_agg(json, ',') as json${also ? `, ${also.sql}` : ''} from ${from}`, also?.bindings ?? []);
+  if (limit !== undefined && limit <= HEAD_ROWS) {
+    const all = joined(`(${head.sql}) h`);
+    return frag(all.sql, [...all.bindings, ...head.bindings]);
   }
-  return frag(parts.map((p) => p.sql).join(' '), parts.flatMap((p) => p.bindings));
+  const rest = records(limit === undefined ? undefined : limit - HEAD_ROWS, offset + HEAD_ROWS);
+  const first = joined('h');
+  return frag(
+    `with h as (${head.sql}) ${first.sql} union all select json${also ? ', null' : ''} from (${rest.sql}) x where (select count(*) from h) = ?`,
+    [...head.bindings, ...first.bindings, ...rest.bindings, HEAD_ROWS],
+  );
 }
