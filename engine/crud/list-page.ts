@@ -6,7 +6,7 @@
  * before a byte is sent, whether more rows follow and where the next page starts.
  */
 import type { Resource } from '../registry/resource.js';
-import { jsonRecords, ROW } from '../storage/serialise.js';
+import { listRecords, ROW } from '../storage/serialise.js';
 import { frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 import { beyondKey, complement, isBackward, keyOf, orderBy, reversed, type Comparison, type Key } from './keyset.js';
 import { encodeCursor } from './list-cursor.js';
@@ -23,7 +23,7 @@ export interface PageLinks {
 }
 
 export interface ListQuery {
-  /** Rows `{json, edge?}`: `edge`, when the page has a size, is a JSON array of at most two keys. */
+  /** Rows `{json, edge?}` (see listRecords): `edge`, when the page has a size, is a JSON array of at most two keys. */
   records: Fragment;
   /** The number of records matching the filters and visible to the caller, when asked for. */
   count: Fragment | undefined;
@@ -46,12 +46,10 @@ export function listQuery(resource: Resource, visible: readonly Fragment[], plan
   const order = orderBy(terms);
 
   const edge = size ? frag(`array_to_json(array(select ${keyOf(terms)} from ${table} where ${matching.sql} order by ${nearest} limit 2 offset ?))::text as edge`, [...matching.bindings, skip + size - 1]) : undefined;
-  const paging = (size === undefined ? '' : ' limit ?') + (skip ? ' offset ?' : '');
-  const bounds = [size, skip || undefined].filter((n) => n !== undefined);
   const records =
     backward && size !== undefined
-      ? jsonRecords(resource, [frag(`${ROW}.id in (select ${ROW}.id from ${table} where ${matching.sql} order by ${nearest} limit ?)`, [...matching.bindings, size])], frag(`order by ${order}`), edge, list)
-      : jsonRecords(resource, [matching], frag(`order by ${order}${paging}`, bounds), edge, list);
+      ? listRecords(resource, frag(`${ROW}.id in (select ${ROW}.id from ${table} where ${matching.sql} order by ${nearest} limit ?)`, [...matching.bindings, size]), order, undefined, 0, edge, list)
+      : listRecords(resource, matching, order, size, skip, edge, list);
   const all = joinFragments(where, 'and');
 
   return {

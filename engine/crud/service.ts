@@ -16,10 +16,11 @@ import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
 import { joined } from '../storage/request-transaction.js';
-import { jsonRecords, jsonTexts, ROW } from '../storage/serialise.js';
+import { jsonRecords, ROW } from '../storage/serialise.js';
 import { ReadRouting } from '../storage/replicas.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
+import { textPieces } from '../storage/text-pieces.js';
 import { normaliseBody, type Validated } from './body.js';
 import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
@@ -33,9 +34,6 @@ import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
 import { StatementWrites } from './write-statement.js';
 
-/** Rows a list cursor fetches per round trip: most lists are one, a long one streams in these steps. */
-const LIST_BATCH = 1000;
-
 export interface ReadSettings {
   /** MAX_LIST_ROWS: the most records one list answer holds (undefined: no cap). */
   maxRows?: number;
@@ -43,7 +41,7 @@ export interface ReadSettings {
   reads?: ReadRouting;
 }
 
-/** A list answer: its records, streamed, and what the paging headers say. */
+/** A list answer: its records, streamed as pieces (records joined by commas), and what the paging headers say. */
 export interface ListAnswer {
   records: AsyncIterable<string>;
   /** `count=true`: the number of matching records. */
@@ -115,8 +113,8 @@ export class ResourceService {
   }
 
   /**
-   * The matching records as JSON texts, read from a cursor as the consumer asks for them, so a list
-   * of any length takes a constant amount of memory. Planning errors throw before any query runs;
+   * The matching records as JSON texts, read as the consumer asks for them, so a list of any length
+   * takes a constant amount of memory. Planning errors throw before any query runs;
    * the links are known once the first record has been read.
    */
   async list(user: Principal, query: Record<string, string>): Promise<ListAnswer> {
@@ -125,8 +123,7 @@ export class ResourceService {
     const { count } = page;
     const total = count && (rowsOf(await this.reads.read((db) => db.raw(count.sql, count.bindings as Knex.RawBinding[])))[0]!.n as string);
     let edge: Key[] = [];
-    const rows = this.reads.stream((db) => db.raw(page.records.sql, page.records.bindings as Knex.RawBinding[]).stream({ batchSize: LIST_BATCH, highWaterMark: LIST_BATCH }));
-    const records = jsonTexts(rows as AsyncIterable<{ json: string; edge?: string }>, (first) => (edge = first.edge ? (JSON.parse(first.edge) as Key[]) : []));
+    const records = this.reads.stream((db) => textPieces(db, page.records, (first) => (edge = first ? (JSON.parse(first) as Key[]) : [])));
     return { records, total, links: () => page.links(edge) };
   }
 

@@ -1,16 +1,14 @@
 /**
  * Responses whose JSON PostgreSQL has already built: the texts are sent as they are. A list is
- * read ahead up to a budget and answered in one piece when it fits, so its cursor's connection goes
- * back to the pool before the first byte is written; a longer one is streamed, so its length does
- * not decide the process's memory.
+ * read ahead up to a budget and answered in one piece when it fits, so its connection goes back to
+ * the pool before the first byte is written; a longer one is streamed, so its length does not
+ * decide the process's memory.
  */
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 
 /** A list of up to this many bytes is read whole and sent with a Content-Length. */
 const READ_AHEAD_BYTES = 8 * 1024 * 1024;
-/** A longer one is streamed in chunks of this size, holding its connection until the last. */
-const CHUNK_BYTES = 64 * 1024;
 
 export function sendJson(ctx: Context, text: string, status = 200): void {
   ctx.status = status;
@@ -19,51 +17,58 @@ export function sendJson(ctx: Context, text: string, status = 200): void {
 }
 
 /**
- * Sends `records` as a JSON array. The first chunk is read before the status is set, so a failing
- * query still gets its error answer; a failure after that can only cut the connection. `headers`
- * are asked for once that chunk is read (a list's links depend on its first record).
+ * Sends `pieces` (records joined by commas) as a JSON array. The first pieces are read before the
+ * status is set, so a failing query still gets its error answer; a failure after that can only cut
+ * the connection. `headers` are asked for once they are read (a list's links depend on its first
+ * record).
  */
-export async function sendJsonArray(ctx: Context, records: AsyncIterable<string>, headers: () => Record<string, string> = () => ({})): Promise<void> {
-  const iterator = records[Symbol.asyncIterator]();
-  const first = await nextChunk(iterator, '[', READ_AHEAD_BYTES)
-    .then((chunk) => {
-      ctx.set(headers());
-      return chunk;
-    })
-    .catch(async (err: unknown) => {
-      await iterator.return?.();
-      throw err;
-    });
-  if (first.done) return sendJson(ctx, `${first.text}]`);
+export async function sendJsonArray(ctx: Context, pieces: AsyncIterable<string>, headers: () => Record<string, string> = () => ({})): Promise<void> {
+  const iterator = pieces[Symbol.asyncIterator]();
+  const head = await readAhead(iterator).catch(async (err: unknown) => {
+    await iterator.return?.();
+    throw err;
+  });
+  ctx.set(headers());
   ctx.type = 'application/json';
-  ctx.body = Readable.from(rest(iterator, first.text), { objectMode: false });
+  if (head.done) {
+    ctx.body = jsonArray(head.texts);
+    return;
+  }
+  ctx.body = Readable.from(rest(iterator, `[${head.texts.join(',')}`), { objectMode: false });
+}
+
+/** `[texts joined by commas]`, encoded once into a buffer of its exact size (no joined copy, no second pass to measure it). */
+function jsonArray(texts: readonly string[]): Buffer {
+  const bytes = texts.map((t) => Buffer.byteLength(t));
+  const array = Buffer.allocUnsafe(2 + Math.max(0, texts.length - 1) + bytes.reduce((a, b) => a + b, 0));
+  let at = array.write('[');
+  for (const [i, text] of texts.entries()) {
+    if (i) at += array.write(',', at);
+    at += array.write(text, at, bytes[i]!);
+  }
+  array.write(']', at);
+  return array;
+}
+
+/** Pieces until their size reaches the budget or they end. */
+async function readAhead(iterator: AsyncIterator<string>): Promise<{ texts: string[]; done: boolean }> {
+  const texts: string[] = [];
+  for (let size = 0; size < READ_AHEAD_BYTES; ) {
+    const next = await iterator.next();
+    if (next.done) return { texts, done: true };
+    texts.push(next.value);
+    size += next.value.length;
+  }
+  return { texts, done: false };
 }
 
 async function* rest(iterator: AsyncIterator<string>, head: string): AsyncGenerator<string> {
-  let chunk = { text: head, done: false };
   try {
-    while (!chunk.done) {
-      yield chunk.text;
-      chunk = await nextChunk(iterator, '');
-    }
-    yield `${chunk.text}]`;
+    yield head;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield `,${next.value}`;
+    yield ']';
   } finally {
-    // the client went away, or the body ended: either way the cursor and its connection go back
+    // the client went away, or the body ended: either way the statement and its connection are let go
     await iterator.return?.();
   }
-}
-
-/** Records joined with commas after `prefix` until the chunk is full or the records end. */
-async function nextChunk(iterator: AsyncIterator<string>, prefix: string, budget = CHUNK_BYTES): Promise<{ text: string; done: boolean }> {
-  const parts: string[] = [prefix];
-  let size = 0;
-  let separator = prefix === '[' ? '' : ',';
-  while (size < budget) {
-    const next = await iterator.next();
-    if (next.done) return { text: parts.join(''), done: true };
-    parts.push(separator, next.value);
-    size += next.value.length + 1;
-    separator = ',';
-  }
-  return { text: parts.join(''), done: false };
 }

@@ -10,6 +10,7 @@ import type pg from 'pg';
 import { DEFAULT_BOUNDS, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { LEFT_UNREAD } from './text-pieces.js';
 
 type ClientClass = typeof knexFactory.Client;
 
@@ -17,8 +18,10 @@ type ClientClass = typeof knexFactory.Client;
 const CONNECT_TIMEOUT_MS = 10_000;
 
 // a failed acquire also rejects the query that asked for it, which reports it; knex would add its
-// stack on stdout, among the JSON log lines
-const log = { warn: (message: string) => void (message.startsWith('Acquire connection error') || process.stderr.write(`${message}\n`)) };
+// stack on stdout, among the JSON log lines. A connection closed on purpose is no news either.
+const log = {
+  warn: (message: string) => void (message.startsWith('Acquire connection error') || message.endsWith(LEFT_UNREAD) || process.stderr.write(`${message}\n`)),
+};
 
 /**
  * Knex on an embedded database with the extensions the migrations create (pg_trgm, for trigram

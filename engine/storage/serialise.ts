@@ -100,11 +100,43 @@ export function jsonRecords(resource: Resource, where: readonly Fragment[], rest
 export const jsonRows = (list: string, from: string, also?: string): string =>
   `select row_to_json(r)::text as json${also ? `, ${also}` : ''} from (select ${list} from ${from}) r`;
 
-/** The texts of rows read by `jsonRecords`; `first` is shown the first row, with its other columns. */
-export async function* jsonTexts<R extends { json: string }>(rows: AsyncIterable<R>, first?: (row: R) => void): AsyncGenerator<string> {
-  for await (const row of rows) {
-    first?.(row);
-    first = undefined;
-    yield row.json;
+/** A list's first records up to this many are joined into one text by PostgreSQL. */
+const HEAD_ROWS = 10_000;
+
+/**
+ * A list's records in their order, `limit` of them after `offset`: the first row holds the head of
+ * the list (up to HEAD_ROWS records) joined by commas in one text (null when empty), `also` beside
+ * it; each later row one record. The process thus handles one text for a list that fits the head,
+ * as for a single `string_agg`, yet a longer one streams. A head that may be followed by more is
+ * materialised, so PostgreSQL builds each record's JSON once, and the rows beyond it are read only
+ * when it was full. UNION ALL branches run in order: none of them can run in parallel (each holds a
+ * LIMIT or OFFSET).
+ */
+export function listRecords(
+  resource: Resource,
+  where: Fragment,
+  order: string,
+  limit: number | undefined,
+  offset: number,
+  also?: Fragment,
+  list: Fragment = frag(selectList(resource)),
+): Fragment {
+  const records = (count: number | undefined, skip: number): Fragment =>
+    frag(
+      `select row_to_json(r)::text as json from (select ${list.sql} from ${q(resource.table)} ${ROW} where ${where.sql} order by ${order}` +
+        `${count === undefined ? '' : ' limit ?'}${skip ? ' offset ?' : ''}) r`,
+      [...list.bindings, ...where.bindings, ...[count, skip || undefined].filter((n) => n !== undefined)],
+    );
+  const head = records(limit === undefined ? HEAD_ROWS : Math.min(limit, HEAD_ROWS), offset);
+  const joined = (from: string) => frag(`select string_agg(json, ',') as json${also ? `, ${also.sql}` : ''} from ${from}`, also?.bindings ?? []);
+  if (limit !== undefined && limit <= HEAD_ROWS) {
+    const all = joined(`(${head.sql}) h`);
+    return frag(all.sql, [...all.bindings, ...head.bindings]);
   }
+  const rest = records(limit === undefined ? undefined : limit - HEAD_ROWS, offset + HEAD_ROWS);
+  const first = joined('h');
+  return frag(
+    `with h as (${head.sql}) ${first.sql} union all select json${also ? ', null' : ''} from (${rest.sql}) x where (select count(*) from h) = ?`,
+    [...head.bindings, ...first.bindings, ...rest.bindings, HEAD_ROWS],
+  );
 }

@@ -1,0 +1,195 @@
+/**
+ * A statement whose first column is a text (records' JSON; null: none), read as pieces: runs of
+ * those texts joined by commas, about PIECE_BYTES each. On a server the texts are taken from the wire as they
+ * arrive (one round trip, no row objects; the socket pauses while the pieces wait for the reader);
+ * PGlite's rows come through Knex's stream.
+ */
+import type { Knex } from 'knex';
+import pg from 'pg';
+import type { Readable } from 'node:stream';
+import type { Fragment } from './sql.js';
+
+/** Texts are handed on in pieces of about this size. */
+const PIECE_BYTES = 64 * 1024;
+/** Pieces waiting for the reader above this size pause the connection's socket, so PostgreSQL waits. */
+const PAUSE_BYTES = 1024 * 1024;
+
+/** `first` is shown the first row's second column, when there is a row. */
+export type FirstRow = (second: string | null) => void;
+
+export interface TextPieces extends AsyncIterable<string> {
+  [Symbol.asyncIterator](): AsyncIterator<string, void>;
+}
+
+/** Collects texts into pieces. */
+class PieceBuilder {
+  private parts: string[] = [];
+  private bytes = 0;
+
+  /** The piece, once `text` fills it. */
+  add(text: string): string | undefined {
+    this.parts.push(text);
+    this.bytes += text.length + 1;
+    return this.bytes >= PIECE_BYTES ? this.take() : undefined;
+  }
+
+  /** What is left, if anything. */
+  take(): string | undefined {
+    if (this.parts.length === 0) return undefined;
+    const piece = this.parts.join(',');
+    this.parts = [];
+    this.bytes = 0;
+    return piece;
+  }
+}
+
+interface DataRow {
+  fields: (string | null)[];
+}
+
+/**
+ * The statement as a pg Query that keeps the first column's text of each DataRow message: pg's
+ * Query sends Parse, Bind, Describe, Execute and Sync at once, and calls these handlers.
+ */
+class TextRowsQuery extends pg.Query {
+  private readonly builder = new PieceBuilder();
+  private readonly ready: string[] = [];
+  private readyBytes = 0;
+  private waiting: ((result: IteratorResult<string, void>) => void) | undefined;
+  private failed: ((err: unknown) => void) | undefined;
+  private ended = false;
+  private error: unknown;
+  /** Called once the statement has ended (or failed) and the connection is free. */
+  onSettled: () => void = () => undefined;
+
+  constructor(
+    text: string,
+    values: unknown[],
+    /** The connection's socket, paused while the pieces wait. */
+    private socket: Readable | undefined,
+    private first: FirstRow | undefined,
+  ) {
+    super(text, values);
+  }
+
+  handleRowDescription(): void {}
+
+  handleDataRow({ fields }: DataRow): void {
+    if (this.first) {
+      this.first(fields[1] ?? null);
+      this.first = undefined;
+    }
+    const piece = fields[0] === null ? undefined : this.builder.add(fields[0]!);
+    if (piece !== undefined) this.deliver(piece);
+  }
+
+  handleCommandComplete(): void {}
+
+  handleError(err: unknown): void {
+    this.error = err;
+    this.settle();
+  }
+
+  handleReadyForQuery(): void {
+    const rest = this.builder.take();
+    if (rest !== undefined) this.deliver(rest);
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.socket = undefined;
+    if (this.waiting) this.next().then(this.waiting, this.failed);
+    this.waiting = this.failed = undefined;
+    this.onSettled();
+  }
+
+  private deliver(piece: string): void {
+    this.ready.push(piece);
+    this.readyBytes += piece.length;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = this.failed = undefined;
+      resolve(this.shift());
+    } else if (this.readyBytes >= PAUSE_BYTES) this.socket?.pause();
+  }
+
+  private shift(): IteratorResult<string, void> {
+    const piece = this.ready.shift()!;
+    this.readyBytes -= piece.length;
+    if (this.readyBytes < PAUSE_BYTES) this.socket?.resume();
+    return { value: piece, done: false };
+  }
+
+  /** The next piece; the error, once the pieces before it have been read. */
+  next(): Promise<IteratorResult<string, void>> {
+    if (this.ready.length) return Promise.resolve(this.shift());
+    if (this.ended) return this.error === undefined ? Promise.resolve({ value: undefined, done: true }) : Promise.reject(this.error);
+    return new Promise((resolve, reject) => {
+      this.waiting = resolve;
+      this.failed = reject;
+    });
+  }
+
+  /** Whether PostgreSQL is still sending rows. */
+  get running(): boolean {
+    return !this.ended;
+  }
+}
+
+/** Why a connection was closed on purpose: the pool drops it without a warning. */
+export const LEFT_UNREAD = 'closed: a list was left unread';
+
+type PooledClient = pg.Client & { __knex__disposed?: unknown };
+
+/** The statement's pieces read straight from a pooled pg connection, which goes back to the pool as soon as the statement ends. */
+function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): TextPieces {
+  const { sql, bindings } = db.raw(query.sql, query.bindings as Knex.RawBinding[]).toSQL().toNative();
+  return {
+    async *[Symbol.asyncIterator]() {
+      const client = (await db.client.acquireConnection()) as PooledClient;
+      const rows = new TextRowsQuery(sql, [...bindings], client.connection.stream, first);
+      const released = new Promise<void>((resolve) => (rows.onSettled = resolve)).then(() => db.client.releaseConnection(client));
+      db.client.emit('query', { sql, bindings, method: 'raw', __knexUid: (client as { __knexUid?: string }).__knexUid });
+      void client.query(rows);
+      try {
+        for (let piece = await rows.next(); !piece.done; piece = await rows.next()) yield piece.value;
+      } finally {
+        // a reader that left early: the rest of a long list is not read through, the connection is
+        // closed instead (PostgreSQL stops at once) and the pool opens a new one when it needs it
+        if (rows.running) {
+          // set after Knex's own 'end' listener, which marks the connection broken and says so
+          client.once('end', () => (client.__knex__disposed = LEFT_UNREAD));
+          void client.end().catch(() => undefined);
+        }
+        await released;
+      }
+    },
+  };
+}
+
+/** The statement's pieces from Knex's row stream (PGlite). */
+function streamPieces(db: Knex, query: Fragment, first: FirstRow | undefined): TextPieces {
+  return {
+    async *[Symbol.asyncIterator]() {
+      const builder = new PieceBuilder();
+      const rows = db.raw(query.sql, query.bindings as Knex.RawBinding[]).stream() as AsyncIterable<Record<string, string | null>>;
+      for await (const row of rows) {
+        const [text, second] = Object.values(row);
+        first?.(second ?? null);
+        first = undefined;
+        const piece = text === null || text === undefined ? undefined : builder.add(text);
+        if (piece !== undefined) yield piece;
+      }
+      const rest = builder.take();
+      if (rest !== undefined) yield rest;
+    },
+  };
+}
+
+/** The pieces of `query`, read as the consumer asks for them; `first` sees the first row's second column. */
+export function textPieces(db: Knex, query: Fragment, first?: FirstRow): TextPieces {
+  const onServer = (db.client as { config?: { client?: unknown } }).config?.client === 'pg';
+  return (onServer ? wirePieces : streamPieces)(db, query, first);
+}
