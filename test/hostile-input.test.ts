@@ -73,6 +73,16 @@ describe('hostile input', () => {
     });
   });
 
+  it('refuses JSON nested deeper than the call stack goes in a field, as a wrong type, not a 500', async () => {
+    // found by the generated hostile input: the NUL scan of bodies recursed into the nesting
+    for (const deep of [`${'['.repeat(100_000)}${']'.repeat(100_000)}`, `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`]) {
+      const raw = `{"title": ${deep}}`;
+      const res = await suite().admin.request('POST', '/api/issue/tracker', { raw, headers: { 'Content-Type': 'application/json' } });
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal({ title: ['Not a valid string.'] });
+    }
+  });
+
   it('caps id lists at 1000 elements (8.8)', async () => {
     const ids = Array.from({ length: 100_000 }, (_, i) => i + 1);
     const res = await suite().admin.post('/api/issue/tracker', { title: unique('big'), admin_ids: ids });
