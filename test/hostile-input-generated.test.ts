@@ -41,8 +41,8 @@ const excerpt = (text: string | Uint8Array | undefined, size = 300) => {
 };
 
 describe('hostile input, generated from the OpenAPI document', function () {
-  // measured: about a minute for 10,000 requests on a loaded two-core machine; the bound is for much slower ones
-  this.timeout(300_000);
+  // measured on two cores shared with seven other test suites: 199 s, and over 300 s under more load; a bound for such machines, not a goal
+  this.timeout(600_000);
   let doc: Document;
   let targets: Targets;
   let fingerprint: TableFingerprint;
