@@ -12,6 +12,7 @@ import { runLoad, type LoadShape } from './load.js';
 import { readOptions, UsageError, USAGE, type BenchOptions } from './options.js';
 import { render, tabulate, type Run } from './report.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
+import { runSoak, soakReport } from './soak.js';
 import { restoreWrites, seedBenchData, type BenchData } from './seed.js';
 import { withTargets, type Target, type Targets } from './targets.js';
 import type { Knex } from 'knex';
@@ -70,6 +71,11 @@ async function main(options: BenchOptions): Promise<number> {
     began = Date.now();
     const data = await seedBenchData(bench.db, options.issues);
     say(`Seeded ${options.issues.toLocaleString('en-US')} issues in ${seconds(began)}.`);
+    if (options.soak !== undefined) {
+      const { text, passed } = soakReport(await runSoak(bench.db, bench.url, data, options.soak, options.connections, options.workers[0]!), options.soak, options.connections);
+      process.stdout.write(`\n${text}\n`);
+      return passed ? 0 : 1;
+    }
     const runs: Run[] = [];
     for (const workers of options.workers) runs.push(...(await runWorkers(options, bench.db, bench.url, data, workers)));
     const rows = tabulate(runs);

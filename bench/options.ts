@@ -21,6 +21,8 @@ export interface BenchOptions {
   /** Where the table goes as JSON too. */
   json: string | undefined;
   keep: boolean;
+  /** Seconds of the soak (bench/soak.ts) run instead of the table. */
+  soak: number | undefined;
 }
 
 export class UsageError extends Error {}
@@ -45,12 +47,16 @@ runs the service and the raw ceiling (bench/ceiling.ts) side by side, and prints
   --json FILE          write the table as JSON too
   --keep               keep the database at the end (its URL is printed)
   --smoke              tiny and quick: --issues 1000 --rounds 1 --requests 100 --warmup 0 --shared-processes
+  --soak S             instead of the table: S seconds of mixed reads and writes on the service alone
+                       (--connections default 64, --workers default 1, --issues default 20000), its
+                       memory sampled every 10 s; fails on any failed request, lost write or rising memory
   --help               this text
 
-Exits 1 when any request failed or the ceiling's answers differ from the service's.`;
+Exits 1 when any request failed, the ceiling's answers differ from the service's, or the soak failed.`;
 
 const DEFAULTS = { issues: 100_000, rounds: 3, duration: 10, requests: undefined as number | undefined, warmup: 2, connections: 32, workers: '1,2', sharedProcesses: false };
 const SMOKE = { ...DEFAULTS, issues: 1000, rounds: 1, requests: 100, warmup: 0, sharedProcesses: true };
+const SOAK = { ...DEFAULTS, issues: 20_000, connections: 64, workers: '1' };
 
 function count(name: string, raw: string | undefined, fallback: number, min = 1): number {
   if (raw === undefined) return fallback;
@@ -85,6 +91,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
         'shared-processes': { type: 'boolean' },
         keep: { type: 'boolean', default: false },
         smoke: { type: 'boolean', default: false },
+        soak: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -92,7 +99,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     throw new UsageError((err as Error).message);
   }
   if (parsed.help) return undefined;
-  const d = parsed.smoke ? SMOKE : DEFAULTS;
+  const d = parsed.soak !== undefined ? SOAK : parsed.smoke ? SMOKE : DEFAULTS;
   const workers = list('workers', parsed.workers ?? d.workers).map((w) => count('workers', w, 1));
   const connections = count('connections', parsed.connections, d.connections);
   const requests = parsed.requests === undefined ? d.requests : count('requests', parsed.requests, 0, connections);
@@ -109,5 +116,6 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     sharedProcesses: parsed['shared-processes'] ?? d.sharedProcesses,
     json: parsed.json,
     keep: parsed.keep,
+    soak: parsed.soak === undefined ? undefined : count('soak', parsed.soak, 0),
   };
 }

@@ -28,6 +28,9 @@ export function resetPeakRss(pid: number): void {
 /** The highest resident size of `pid` since it started or since `resetPeakRss`. */
 export const peakRss = (pid: number): number => statusBytes(pid, 'VmHWM');
 
+/** The resident size of `pid` now. */
+export const rss = (pid: number): number => statusBytes(pid, 'VmRSS');
+
 /** Linux counts CPU time in clock ticks of 1/100 s (USER_HZ) on every architecture it reports it for. */
 const MS_PER_TICK = 10;
 

@@ -60,7 +60,7 @@ function ready(child: ChildProcess, kind: TargetKind, workers: number): Promise<
   });
 }
 
-async function startTarget(kind: TargetKind, databaseUrl: string, workers: number): Promise<Target> {
+export async function startTarget(kind: TargetKind, databaseUrl: string, workers: number): Promise<Target> {
   const port = await freePort();
   const env = { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), WEB_CONCURRENCY: String(workers) };
   const child = spawn(process.execPath, [SCRIPTS[kind]], { env, stdio: ['ignore', 'pipe', 'pipe'] });

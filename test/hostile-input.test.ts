@@ -5,6 +5,7 @@
 import net from 'node:net';
 import { expect } from 'chai';
 import { suite } from './support/hooks.js';
+import { createToken } from '../engine/auth/tokens.js';
 import { created, unique } from './support/fixtures.js';
 
 const NUL = 'Null characters are not allowed.';
@@ -71,6 +72,28 @@ describe('hostile input', () => {
     it('as query parameters they are ignored like any unknown one', async () => {
       expect((await suite().admin.get('/api/issue/tracker?constructor=1&__proto__=2&toString=3')).status).to.equal(200);
     });
+  });
+
+  it('refuses JSON nested deeper than the call stack goes in a field, as a wrong type, not a 500', async () => {
+    // found by the generated hostile input: the NUL scan of bodies recursed into the nesting
+    for (const deep of [`${'['.repeat(100_000)}${']'.repeat(100_000)}`, `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`]) {
+      const raw = `{"title": ${deep}}`;
+      const res = await suite().admin.request('POST', '/api/issue/tracker', { raw, headers: { 'Content-Type': 'application/json' } });
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal({ title: ['Not a valid string.'] });
+    }
+  });
+
+  it('reads a token id in the path as every route reads ids: other spellings of it name no token', async () => {
+    const { admin, adminId, service } = suite();
+    const { id, key } = await createToken(service.db, adminId, unique('spelt'));
+    for (const spelling of [`${id}e0`, `0x${id.toString(16)}`, `%20${id}`, `${id}.0`, `%2B${id}`]) {
+      const res = await admin.delete(`/api/auth/tokens/${spelling}`);
+      expect(res.status, spelling).to.equal(404);
+      expect(res.body, spelling).to.deep.equal({ detail: 'Not found.' });
+    }
+    expect((await admin.get('/api/auth/me', { token: key })).status).to.equal(200);
+    expect((await admin.delete(`/api/auth/tokens/${id}`)).status).to.equal(204);
   });
 
   it('caps id lists at 1000 elements (8.8)', async () => {

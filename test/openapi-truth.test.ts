@@ -7,42 +7,17 @@
  */
 import { expect } from 'chai';
 import type { Document, Schema } from '../engine/openapi/types.js';
-import { loadRegistry, type Registry } from '../engine/registry/registry.js';
+import { loadRegistry } from '../engine/registry/registry.js';
 import type { Client, Reply } from './support/client.js';
 import { makeUser, type TestUser } from './support/fixtures.js';
 import { suite } from './support/hooks.js';
 import { ResponseValidator } from './support/openapi-ajv.js';
 import { isSecured, operations, requestSchemaOf, resolve, servedDocument, type DocumentedOperation } from './support/openapi-document.js';
-import { sampleValue, SchemaSamples, type References } from './support/openapi-samples.js';
+import { referencesOf, sampleValue, SchemaSamples } from './support/openapi-samples.js';
+import { inPool } from './support/pool.js';
 
 const registry = await loadRegistry();
 const MISSING_ID = 2147483647;
-
-/** Record ids in bodies: required parents are created through their documented create operation. */
-function referencesOf(r: Registry): References {
-  const resources = new Map(r.resources.map((x) => [x.path, x]));
-  const batches = new Map(r.batches.map((b) => [b.path, b]));
-  return (path, property) => {
-    const batch = batches.get(path);
-    if (batch) {
-      if (property === batch.idsField) return { fresh: batch.resource.path };
-      return property === batch.foreignKey?.writeName ? { parent: batch.foreignKey.target.path } : undefined;
-    }
-    const resource = resources.get(path);
-    const fk = resource?.foreignKeys.find((f) => f.writeName === property);
-    if (fk) return fk.required ? { parent: fk.target.path } : 'omit';
-    // links are optional; filling them would need each target's own constraints (same tracker …)
-    return resource?.manyToMany.some((m) => m.writeName === property) ? 'omit' : undefined;
-  };
-}
-
-/** Runs `work` over `items`, `size` at a time. */
-async function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  const queue = [...items];
-  await Promise.all(Array.from({ length: size }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  }));
-}
 
 const successOf = (o: DocumentedOperation): string => Object.keys(o.op.responses).find((s) => /^[23]\d\d$/.test(s))!;
 const urlOf = (o: DocumentedOperation, id: number | string, query = '') => o.path.replace('{id}', String(id)) + query;

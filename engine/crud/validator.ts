@@ -128,9 +128,21 @@ export const NUL_MESSAGE = 'Null characters are not allowed.';
 
 /** Whether a string anywhere in the value (keys of nested objects included) holds U+0000. */
 export function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\0');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (typeof value === 'object' && value !== null) return Object.entries(value).some(([k, v]) => k.includes('\0') || hasNul(v));
+  // a list of what is left to look at, not recursion: a body can nest deeper than the call stack goes
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\0')) return true;
+    } else if (Array.isArray(v)) {
+      for (const item of v) pending.push(item);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [k, item] of Object.entries(v)) {
+        if (k.includes('\0')) return true;
+        pending.push(item);
+      }
+    }
+  }
   return false;
 }
 

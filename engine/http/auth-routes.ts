@@ -18,7 +18,7 @@ import { notFound, throttled, ValidationError } from '../errors.js';
 import type { Registry } from '../registry/registry.js';
 import { isoTimestamp } from '../fields/values.js';
 import { readJsonBody } from './json-body.js';
-import { methods } from './resource-routes.js';
+import { idOf, methods } from './resource-routes.js';
 import type { RouteTable } from './route-table.js';
 
 export interface AuthDeps {
@@ -143,9 +143,8 @@ export function mountAuthRoutes(publicRouter: Router, routes: RouteTable, deps: 
     '/api/auth/tokens/:id',
     methods({
       DELETE: async (ctx, user, raw) => {
-        const id = Number(raw);
         // `returning` rather than the affected-row count, which PGlite does not report
-        const deleted = Number.isInteger(id) && id > 0 && id <= 2147483647 ? await db('api_tokens').where({ id, user_id: user.id }).delete().returning('id') : [];
+        const deleted = await db('api_tokens').where({ id: idOf(raw), user_id: user.id }).delete().returning('id');
         if (deleted.length === 0) throw notFound();
         ctx.status = 204;
       },

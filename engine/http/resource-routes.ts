@@ -31,7 +31,8 @@ export function queryOf(ctx: Context): Record<string, string> {
   return out;
 }
 
-function idOf(given: string | undefined): number {
+/** The id a path segment names: digits only, as every route reads it (`1e0`, `0x1`, ` 1` name none); 404 otherwise. */
+export function idOf(given: string | undefined): number {
   const raw = given ?? '';
   if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2147483647 || Number(raw) < 1) throw notFound();
   return Number(raw);

@@ -6,13 +6,32 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Document, Schema } from '../../engine/openapi/types.js';
+import type { Registry } from '../../engine/registry/registry.js';
 import type { Client } from './client.js';
 import { requestSchemaOf, resolve } from './openapi-document.js';
 
-/** How a body property that names records is filled: a shared parent, a fresh record, or not at all. */
-export type Reference = { parent: string } | { fresh: string } | 'omit';
+/** How a body property that names records is filled: a shared parent, a list of a fresh record or of the shared one, or not at all. */
+export type Reference = { parent: string } | { fresh: string } | { shared: string } | 'omit';
 /** The reference a property of the body sent to `path` makes, or undefined for a plain value. */
 export type References = (path: string, property: string) => Reference | undefined;
+
+/** Record ids in bodies: required parents are created through their documented create operation. */
+export function referencesOf(r: Registry): References {
+  const resources = new Map(r.resources.map((x) => [x.path, x]));
+  const batches = new Map(r.batches.map((b) => [b.path, b]));
+  return (path, property) => {
+    const batch = batches.get(path);
+    if (batch) {
+      if (property === batch.idsField) return { fresh: batch.resource.path };
+      return property === batch.foreignKey?.writeName ? { parent: batch.foreignKey.target.path } : undefined;
+    }
+    const resource = resources.get(path);
+    const fk = resource?.foreignKeys.find((f) => f.writeName === property);
+    if (fk) return fk.required ? { parent: fk.target.path } : 'omit';
+    // links are optional; filling them would need each target's own constraints (same tracker …)
+    return resource?.manyToMany.some((m) => m.writeName === property) ? 'omit' : undefined;
+  };
+}
 
 let counter = 0;
 const clamp = (n: number, s: Schema) => Math.min(Math.max(n, (s.minimum as number | undefined) ?? n), (s.maximum as number | undefined) ?? n);
@@ -74,6 +93,7 @@ export class SchemaSamples {
       if (reference === 'omit') continue;
       if (reference === undefined) body[name] = sampleValue(this.doc, property);
       else if ('parent' in reference) body[name] = await this.parent(reference.parent);
+      else if ('shared' in reference) body[name] = [await this.parent(reference.shared)];
       else body[name] = [(await this.create(reference.fresh)).id];
     }
     return body;
