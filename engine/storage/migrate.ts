@@ -18,10 +18,11 @@ async function latest(knex: Knex): Promise<string[]> {
 }
 
 /**
- * On a server, under an advisory lock held by a connection outside the pool: Knex's own lock
- * refuses a second migrator instead of waiting, so instances starting together would fail. The
- * later ones wait, then find nothing left to do. A migrator that dies releases the lock with its
- * connection. (The embedded database serves one process.)
+ * On a server, under an advisory lock held by a connection outside the pool, so instances starting
+ * together take turns: Knex's own lock needs its tables, which two migrators on an empty database
+ * race to create (one fails), and it refuses rather than waits outside a transaction. The later
+ * ones find nothing left to do. A migrator that dies releases the lock with its connection. (The
+ * embedded database serves one process.)
  */
 export async function migrateLatest(knex: Knex): Promise<string[]> {
   if (knex.client.config.client !== 'pg') return latest(knex);
