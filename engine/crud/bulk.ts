@@ -19,9 +19,9 @@ import type { RecordRule } from '../declare/index.js';
 import { findField, findForeignKey, type Resource } from '../registry/resource.js';
 import { q } from '../storage/sql.js';
 import type { Values } from './body.js';
-import { capitalise, checkOrder, checkStates, rowsOf, type Row } from './checks.js';
+import { capitalise, checkOrder, checkStates, rowsOf } from './checks.js';
 import type { ResourceService } from './service.js';
-import { linkRows, moveRows, rowValues, type StateMove } from './store.js';
+import { insertJson, linkRows, moveRows, rowValues, type StateMove } from './store.js';
 
 export interface NewRecord {
   /** A create body, as the API accepts it. */
@@ -165,20 +165,5 @@ async function perRecord<T>(records: readonly T[], step: (record: T, index: numb
     } catch (err) {
       throw err instanceof ValidationError ? recordError(index, err.errors) : err;
     }
-  }
-}
-
-/** Inserts rows from one JSON parameter; rows with the same columns go in one statement, so omitted columns keep their defaults. */
-async function insertJson(trx: Knex.Transaction, table: string, rows: readonly Row[]): Promise<void> {
-  const byColumns = new Map<string, Row[]>();
-  for (const row of rows) {
-    const key = Object.keys(row).join(',');
-    const group = byColumns.get(key);
-    if (group) group.push(row);
-    else byColumns.set(key, [row]);
-  }
-  for (const group of byColumns.values()) {
-    const columns = Object.keys(group[0]!).map(q).join(', ');
-    await trx.raw(`insert into ${q(table)} (${columns}) select ${columns} from json_populate_recordset(null::${q(table)}, ?::json)`, [JSON.stringify(group)]);
   }
 }

@@ -18,7 +18,8 @@ import { mapDatabaseError } from '../storage/db-errors.js';
 import { jsonRecords, jsonTexts, ROW } from '../storage/serialise.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
-import { normaliseBody, type Validated } from './body.js';
+import { normaliseBody, type Validated, type Values } from './body.js';
+import { updateAll } from './batch-update.js';
 import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
 import { WriteHooks, type Write } from './hooks.js';
@@ -29,6 +30,7 @@ import { orderableColumns, planList, searchColumns } from './list-plan.js';
 import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
 import { StatementWrites } from './write-statement.js';
+import { takesStatement } from './write-paths.js';
 
 /** Rows a list cursor fetches per round trip: most lists are one, a long one streams in these steps. */
 const LIST_BATCH = 1000;
@@ -150,7 +152,7 @@ export class ResourceService {
     }
   }
 
-  /** Checks `values` and stores them: a new record, or a change of `existing` (locked); batch actions call it per record. */
+  /** Checks `values` and stores them: a new record, or a change of `existing` (locked). */
   async write(
     user: Principal,
     { values, errors }: Validated,
@@ -172,6 +174,15 @@ export class ResourceService {
     if (existing && this.credentials.some((name) => name in values)) await endSessions(trx, id, user.sessionId);
     await hooks.afterWrite(id);
     return id;
+  }
+
+  /**
+   * Sets the same `values` on `rows` (locked, visible and changeable): a constant number of
+   * statements where the single write may take one (write-paths.ts), else each record's own write.
+   */
+  async changeAll(trx: Knex.Transaction, user: Principal, rows: readonly Row[], values: Values): Promise<void> {
+    if (takesStatement(this.statements.path, user.isSuperuser) && !this.credentials.some((name) => name in values)) return updateAll(trx, this.resource, user, rows, values);
+    for (const row of rows) await this.write(user, { values, errors: new FieldErrorCollector() }, row, trx, 'update');
   }
 
   /** Deletes `rows` (locked, visible and changeable) after their privileges, `protect` references and hooks allow it; batch deletes call it too. */
