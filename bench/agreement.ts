@@ -67,6 +67,7 @@ export async function checkAgreement(service: Target, ceiling: Target, data: Ben
   const reads: [string, string, string][] = [
     ...[1, Math.ceil(data.issues / 2), data.issues].map((id): [string, string, string] => ['detail', admin, `${issues}/${id}`]),
     ['filtered list', admin, `${issues}?tracker=${data.filtered.tracker}&state=${data.filtered.state}`],
+    ['search', admin, `${issues}?search=${encodeURIComponent(data.search.word)}`],
     ['tracker list', admin, `${issues}?tracker=${data.trackerList.tracker}`],
     ['tracker list as the viewer', viewer, `${issues}?tracker=${data.trackerList.tracker}`],
     // issue n lies in tracker n for n up to 20

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: a fresh database seeded by SQL, then the service and the raw ceiling driven
- * alike, scenario by scenario, alternating which goes first in each round, for each worker count.
+ * alike, scenario by scenario, alternating which goes first in each round, for each worker count;
+ * then the whole issue table as one list, read by one client (the time per row).
  * Prints one table (stdout; progress on stderr) and exits 1 when a request failed or the ceiling's
  * answers differ from the service's.
  */
@@ -15,6 +16,7 @@ import { SCENARIOS, type Scenario } from './scenarios.js';
 import { runSoak, soakReport } from './soak.js';
 import { restoreWrites, seedBenchData, type BenchData } from './seed.js';
 import { withTargets, type Target, type Targets } from './targets.js';
+import { measureWholeList } from './whole-list.js';
 import type { Knex } from 'knex';
 
 const say = (line: string) => void process.stderr.write(`${line}\n`);
@@ -78,14 +80,16 @@ async function main(options: BenchOptions): Promise<number> {
     }
     const runs: Run[] = [];
     for (const workers of options.workers) runs.push(...(await runWorkers(options, bench.db, bench.url, data, workers)));
+    const whole = await withTargets(bench.url, 1, ({ service }) => measureWholeList(service, data));
     const rows = tabulate(runs);
     const { rows: [pgVersion] } = (await bench.db.raw('show server_version')) as { rows: { server_version: string }[] };
     const per = options.requests === undefined ? `${options.duration} s` : `${options.requests} requests`;
     process.stdout.write(
       `\n${os.cpus().length} CPUs, Node ${process.version}, PostgreSQL ${pgVersion?.server_version}; ${options.issues.toLocaleString('en-US')} issues, ` +
-        `${options.connections} connections, ${per} per run, median of ${options.rounds} round(s)\n\n${render(rows)}\n`,
+        `${options.connections} connections, ${per} per run, median of ${options.rounds} round(s)\n\n${render(rows)}\n` +
+        `\nWhole-table list (one client, 1 worker, median of 3): ${whole.rows.toLocaleString('en-US')} rows in ${whole.seconds.toFixed(2)} s, ${whole.microsecondsPerRow.toFixed(2)} µs per row\n`,
     );
-    if (options.json) fs.writeFileSync(options.json, `${JSON.stringify({ options, cpus: os.cpus().length, node: process.version, rows }, null, 2)}\n`);
+    if (options.json) fs.writeFileSync(options.json, `${JSON.stringify({ options, cpus: os.cpus().length, node: process.version, rows, wholeList: whole }, null, 2)}\n`);
     const failed = rows.filter((r) => r.errors > 0);
     for (const r of failed) {
       const kinds = Object.entries(r.failures).map(([kind, n]) => `${n} ${/^\d+$/.test(kind) ? `answered ${kind}` : kind}`);

@@ -85,13 +85,20 @@ export function detail(id: number, userId: number | null): QueryConfig {
   };
 }
 
-export type ListFilters = Partial<Record<'tracker' | 'state', string | number>>;
+export type ListFilters = Partial<Record<'tracker' | 'state' | 'search', string | number>>;
 
-/** The list under `filters` (equality on their columns), ordered by id, as one JSON array. */
+/** Each filter's condition on parameter `$n`: equality, or (search, an ILIKE pattern) the title containing the word. */
+const CONDITIONS = {
+  tracker: (n: number) => `t.tracker_id = $${n}`,
+  state: (n: number) => `t.state = $${n}`,
+  search: (n: number) => `t.title ilike $${n}`,
+};
+
+/** The list under `filters`, ordered by id, as one JSON array. */
 export function list(filters: ListFilters, userId: number | null): QueryConfig {
-  const names = (['tracker', 'state'] as const).filter((f) => filters[f] !== undefined);
+  const names = (['tracker', 'state', 'search'] as const).filter((f) => filters[f] !== undefined);
   const values: unknown[] = names.map((f) => filters[f]);
-  const where = names.map((f, i) => `t.${f === 'tracker' ? 'tracker_id' : f} = $${i + 1}`);
+  const where = names.map((f, i) => CONDITIONS[f](i + 1));
   if (userId !== null) {
     values.push(userId);
     where.push(visibleTo(values.length));

@@ -4,7 +4,7 @@
  * of the key, the service's own table and query), the model permission, then the service's SQL
  * shapes as named prepared statements, answering the service's JSON bytes, which PostgreSQL builds.
  * Writes go in one statement each (row, category links and state log at once). It knows only what
- * the bench sends: list filters `tracker` and `state`; creates and PATCHes (title, state) by a
+ * the bench sends: list filters `tracker` and `state`, a one-word `search` of titles; creates and PATCHes (title, state) by a
  * superuser.
  *
  * Settings as the service's: DATABASE_URL, HOST, PORT, WEB_CONCURRENCY (the same node:cluster
@@ -16,6 +16,7 @@ import pg from 'pg';
 import { hashTokenKey } from '../engine/auth/tokens.js';
 import { superviseWorkers } from '../engine/cluster.js';
 import { createLogger, type Logger } from '../engine/log.js';
+import { containsPattern } from '../engine/storage/sql.js';
 import * as sql from './ceiling-sql.js';
 
 type Answer = [status: number, body: string];
@@ -70,6 +71,7 @@ function listFilters(params: URLSearchParams): sql.ListFilters {
   for (const [name, value] of params) {
     if (name === 'tracker' && /^\d{1,9}$/.test(value)) filters.tracker = Number(value);
     else if (name === 'state') filters.state = value;
+    else if (name === 'search' && /^\S+$/.test(value)) filters.search = containsPattern(value);
     else throw new Refusal(detail(400, `The ceiling does not filter by ${name}.`));
   }
   return filters;

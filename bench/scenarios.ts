@@ -1,7 +1,7 @@
 /** What the bench measures: one kind of request each, sent over and over with varying ids and bodies. */
 import { WORKFLOW, type BenchData } from './seed.js';
 
-export const SCENARIO_NAMES = ['detail', 'filtered-list', 'tracker-list', 'tracker-list-viewer', 'create', 'patch-title', 'patch-state'] as const;
+export const SCENARIO_NAMES = ['detail', 'filtered-list', 'search', 'tracker-list', 'tracker-list-viewer', 'create', 'patch-title', 'patch-state'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export interface BenchRequest {
@@ -80,6 +80,7 @@ export const SCENARIOS: readonly Scenario[] = [
     'admin',
     (data) => `${ISSUES}?tracker=${data.filtered.tracker}&state=${data.filtered.state}`,
   ),
+  read('search', (data) => `search (?search=${data.search.word}, ${rows(data.search.rows)})`, 'admin', (data) => `${ISSUES}?search=${encodeURIComponent(data.search.word)}`),
   read('tracker-list', (data) => `one tracker's list (${rows(data.trackerList.rows)})`, 'admin', (data) => `${ISSUES}?tracker=${data.trackerList.tracker}`),
   read('tracker-list-viewer', () => 'the same list, non-superuser (visibility rules)', 'viewer', (data) => `${ISSUES}?tracker=${data.trackerList.tracker}`),
   write('create', 'create issue with 2 categories', 201, (data) => ({ n }) =>

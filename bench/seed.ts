@@ -2,7 +2,7 @@
  * The bench's data, written by set-based SQL (generate_series), not through the API: 20 trackers
  * (10 normal, 5 protected, 5 confidential), 200 categories (10 per tracker), 1,000 employees with
  * user accounts, `issues` issues spread evenly over the trackers with 0-3 categories each and
- * their state logs, a superuser and a viewer (a non-superuser who sees the normal trackers, two
+ * their state logs (loaded without the tables' plain indexes and foreign keys, made again after), a superuser and a viewer (a non-superuser who sees the normal trackers, two
  * protected ones through a team and one confidential one as its admin: 13 of 20), each with a token.
  *
  * Issue n lies in tracker (n - 1) % 20 + 1; its state follows its place in the tracker, so that
@@ -10,6 +10,7 @@
  */
 import type { Knex } from 'knex';
 import { hashTokenKey, newTokenKey } from '../engine/auth/tokens.js';
+import { withoutIndexes } from '../engine/storage/bulk-load.js';
 
 export interface BenchData {
   /** Seeded issues have the ids 1 … issues. */
@@ -18,6 +19,8 @@ export interface BenchData {
   viewerToken: string;
   /** Where creates go, with two of its categories; the PATCH title scenario changes its issues. */
   writes: { tracker: number; categories: [number, number] };
+  /** A word of issue titles (`Issue 77777: …`), searched for; its matches: 1 in 100,000 issues. */
+  search: { word: string; rows: number };
   /** A tracker and state with 1 in 1,000 of the issues. */
   filtered: { tracker: number; state: string; rows: number };
   /** A protected tracker the viewer sees through its team: one twentieth of the issues. */
@@ -41,6 +44,7 @@ const VIEWERS_GROUP = 1;
 const WRITES_TRACKER = 1;
 const FILTERED_TRACKER = 2;
 const LISTED_TRACKER = 11;
+const SEARCHED = '77777:';
 
 /** Issue n's state from its place s in its tracker: 1 in 50 rejected, the rest along the workflow. */
 const STATE_OF = `(select case when b = 0 then 'rejected' when b <= 5 then 'resolved' when b <= 9 then 'effectiveness_check'
@@ -125,9 +129,11 @@ function statements(issues: number, hashes: { admin: string; viewer: string }): 
 
 export async function seedBenchData(db: Knex, issues: number): Promise<BenchData> {
   const keys = { admin: newTokenKey(), viewer: newTokenKey() };
-  await db.transaction(async (trx) => {
-    for (const [sql, bindings] of statements(issues, { admin: hashTokenKey(keys.admin), viewer: hashTokenKey(keys.viewer) })) await trx.raw(sql, bindings);
-  });
+  await db.transaction(async (trx) =>
+    withoutIndexes(trx, SEEDED_TABLES, async () => {
+      for (const [sql, bindings] of statements(issues, { admin: hashTokenKey(keys.admin), viewer: hashTokenKey(keys.viewer) })) await trx.raw(sql, bindings);
+    }),
+  );
   await db.raw(`vacuum analyze ${SEEDED_TABLES.join(', ')}`);
   const ids = async (sql: string) => ((await db.raw(sql)) as { rows: { id: number }[] }).rows.map((r) => r.id);
   const one = async (sql: string) => (await ids(sql))[0]!;
@@ -136,6 +142,7 @@ export async function seedBenchData(db: Knex, issues: number): Promise<BenchData
     adminToken: keys.admin,
     viewerToken: keys.viewer,
     writes: { tracker: WRITES_TRACKER, categories: [WRITES_TRACKER, WRITES_TRACKER + TRACKERS] },
+    search: { word: SEARCHED, rows: await one(`select count(*)::int as id from issue_issue where title ilike '%${SEARCHED}%'`) },
     filtered: { tracker: FILTERED_TRACKER, state: 'rejected', rows: await one(`select count(*)::int as id from issue_issue where tracker_id = ${FILTERED_TRACKER} and state = 'rejected'`) },
     trackerList: { tracker: LISTED_TRACKER, rows: await one(`select count(*)::int as id from issue_issue where tracker_id = ${LISTED_TRACKER}`) },
     statePool: await ids(`select id from issue_issue where state = 'new' and tracker_id not in (${FILTERED_TRACKER}, ${LISTED_TRACKER}) order by id`),

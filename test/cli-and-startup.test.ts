@@ -165,7 +165,15 @@ describe('seed in batches', function () {
   });
   after(async () => db.drop());
 
-  it(`seeds ${ISSUES} issues valid by their declaration: counts, links within the tracker, state logs, listed by the API`, async () => {
+  /** Every index and constraint of the schema, as PostgreSQL would make it again. */
+  const schemaObjects = (service: RunningService) =>
+    service.db.raw(
+      `select indexdef as def from pg_indexes where schemaname = current_schema()
+       union all select conname || ' ' || pg_get_constraintdef(oid) from pg_constraint where connamespace = current_schema()::regnamespace order by 1`,
+    );
+
+  it(`seeds ${ISSUES} issues valid by their declaration (the first 2,000 checked, the rest copied): counts, links within the tracker, state logs, listed by the API, every index and key kept`, async () => {
+    const before = await withService(db, async (_, service) => (await schemaObjects(service)).rows);
     const started = Date.now();
     const res = await manage(db, 'seed', '--issues', String(ISSUES));
     expect(res.code, res.stderr).to.equal(0);
@@ -180,6 +188,9 @@ describe('seed in batches', function () {
     if (spec.type !== 'state') throw new Error('issue/issue has no state field');
 
     await withService(db, async (client, service) => {
+      // the copies' load drops plain indexes and foreign keys and makes them again
+      expect((await schemaObjects(service)).rows).to.deep.equal(before);
+      expect(before.filter((o: { def: string }) => /gin_trgm_ops|FOREIGN KEY/.test(o.def))).to.not.be.empty;
       const issues = await client.get('/api/issue/issue', { token });
       expect(issues.status).to.equal(200);
       expect(issues.body).to.have.length(ISSUES);

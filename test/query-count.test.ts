@@ -11,6 +11,7 @@ import { SessionClient } from './support/browser-session.js';
 import { created, invalidPk, makeUser, unique, type TestUser } from './support/fixtures.js';
 import { countQueries, queriesOf } from './support/queries.js';
 import { Samples } from './support/samples.js';
+import type { Client } from './support/client.js';
 
 const registry = await loadRegistry();
 
@@ -213,4 +214,49 @@ describe('round trips of a write', () => {
     const after = (await admin.get(`/api/issue/issue/${issue.id}`)).body;
     expect([after.title, after.state, after.categories]).to.deep.equal(['fixed', 'new', [categories[0].id]]);
   });
+});
+
+describe('statements of a batch action', () => {
+  /** The statements of one batch request beside authenticating its token, BEGIN and COMMIT counted. */
+  const batchStatements = async (client: Client, path: string, body: object): Promise<string[]> => {
+    let res: any;
+    const sql = (await queriesOf(async () => (res = await client.post(path, body)))).filter((q) => !/\bapi_tokens\b/.test(q));
+    expect(res.status, res.text).to.equal(200);
+    return sql;
+  };
+  /** `n` documents in a new folder, written directly: the API would take minutes for a thousand. */
+  const documents = async (n: number): Promise<number[]> => {
+    const { admin, service, adminId } = suite();
+    const folder = await created(admin, '/api/dms/folder', { title: unique('batch') });
+    const rows = Array.from({ length: n }, (_, i) => ({ title: `doc ${i}`, folder_id: folder.id, created_by: adminId }));
+    return ((await service.db('dms_document').insert(rows).returning('id')) as { id: number }[]).map((r) => r.id);
+  };
+
+  for (const who of ['a superuser', 'a user with the model permissions'] as const) {
+    it(`is the same for 1 and 1,000 ids: move, archive and delete, as ${who}`, async function () {
+      this.timeout(120_000);
+      const client =
+        who === 'a superuser'
+          ? suite().admin
+          : (await makeUser({ permissions: ['dms.view_document', 'dms.view_folder', 'dms.change_document', 'dms.delete_document'] })).client;
+      const target = await created(suite().admin, '/api/dms/folder', { title: unique('target') });
+      const [one, many] = [await documents(1), await documents(1000)];
+      for (const [path, extra, answer] of [
+        ['/api/dms/batch_move', { folder_id: target.id }, 'moved'],
+        ['/api/dms/batch_archive', {}, 'archived'],
+        ['/api/dms/batch_delete', {}, 'deleted'],
+      ] as const) {
+        const small = await batchStatements(client, path, { document_ids: one, ...extra });
+        const large = await batchStatements(client, path, { document_ids: many, ...extra });
+        expect(large.length, `${path}\n${large.join('\n')}`).to.equal(small.length);
+        // the checks, the write, BEGIN and COMMIT; nothing per record
+        expect(small.length, `${path}\n${small.join('\n')}`).to.be.at.most(7);
+        if (answer !== 'deleted') {
+          const rows = await suite().service.db('dms_document').whereIn('id', many).select('folder_id', 'archived');
+          expect(rows.every((r) => r.folder_id === target.id && r.archived === (answer === 'archived'))).to.equal(true);
+        }
+      }
+      expect(await suite().service.db('dms_document').whereIn('id', [...one, ...many]).count({ n: '*' }).first()).to.deep.equal({ n: '0' });
+    });
+  }
 });

@@ -160,7 +160,7 @@ describe('DMS batch endpoints', () => {
     });
   });
 
-  describe('a batch over records with object rules and protect references', () => {
+  describe('a batch over records with object rules, protect references, trees, shared parents and states', () => {
     // nothing protects DMS documents, so a service is started with one more declaration: deleting trackers
     let server: http.Server;
     let client: Client;
@@ -175,7 +175,13 @@ describe('DMS batch endpoints', () => {
         resultKey: 'deleted',
         description: 'Deletes trackers (test only).',
       });
-      const registry = new Registry({ resources: declarations.resources, batches: [...declarations.batches, trackers] });
+      const more = [
+        trackers,
+        defineBatch({ module: 'dms', name: 'batch_nest', resource: 'dms/folder', operation: { kind: 'setForeignKey', relation: 'parent' }, permission: 'change', resultKey: 'moved', description: 'Moves folders (test only).' }),
+        defineBatch({ module: 'issue', name: 'batch_retrack', resource: 'issue/issue', operation: { kind: 'setForeignKey', relation: 'tracker' }, permission: 'change', resultKey: 'moved', description: 'Moves issues (test only).' }),
+        defineBatch({ module: 'issue', name: 'batch_pending', resource: 'issue/issue', operation: { kind: 'set', values: { state: 'pending' } }, permission: 'change', resultKey: 'changed', description: 'Moves issues on (test only).' }),
+      ];
+      const registry = new Registry({ resources: declarations.resources, batches: [...declarations.batches, ...more] });
       const app = createApp({ db: suite().service.db, registry, log: createLogger('silent') });
       server = http.createServer(app.koa.callback());
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -210,6 +216,54 @@ describe('DMS batch endpoints', () => {
       expect(unchangeable.status).to.equal(403);
       for (const t of [...mine, hidden, foreign]) expect((await admin.get(`/api/issue/tracker/${t.id}`)).body).to.deep.equal(t);
       expect((await as.post('/api/issue/batch_delete', { tracker_ids: mine.map((t) => t.id) })).body).to.deep.equal({ deleted: 2 });
+    });
+    // the checks the records' own writes make, made over the whole set: the first refused record answers, nothing changes
+    it('refuses a tree move that would make a folder its own ancestor', async () => {
+      const { admin } = suite();
+      const top = await folder('top');
+      const child = await created(admin, '/api/dms/folder', { title: 'child', parent_id: top.id });
+      const other = await folder('other');
+      const res = await client.post('/api/dms/batch_nest', { folder_ids: [other.id, top.id], parent_id: child.id });
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal({ parent_id: [`Cannot set parent to ${child.id}: the folder would become its own ancestor.`] });
+      for (const f of [top, child, other]) expect((await admin.get(`/api/dms/folder/${f.id}`)).body).to.deep.equal(f);
+      expect((await client.post('/api/dms/batch_nest', { folder_ids: [other.id], parent_id: child.id })).body).to.deep.equal({ moved: 1 });
+      expect((await admin.get(`/api/dms/folder/${other.id}`)).body.parent).to.equal(child.id);
+    });
+
+    it("refuses moving an issue to a tracker its categories do not belong to", async () => {
+      const { admin } = suite();
+      const [from, to] = [await created(admin, '/api/issue/tracker', { title: 'from' }), await created(admin, '/api/issue/tracker', { title: 'to' })];
+      const category = await created(admin, '/api/issue/category', { tracker_id: from.id, title: 'kept' });
+      const bare = await created(admin, '/api/issue/issue', { tracker_id: from.id, title: 'bare' });
+      const tagged = await created(admin, '/api/issue/issue', { tracker_id: from.id, title: 'tagged', category_ids: [category.id] });
+      const res = await client.post('/api/issue/batch_retrack', { issue_ids: [bare.id, tagged.id], tracker_id: to.id });
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal({ category_ids: [`Category ${category.id} does not belong to tracker ${to.id}.`] });
+      for (const i of [bare, tagged]) expect((await admin.get(`/api/issue/issue/${i.id}`)).body).to.deep.equal(i);
+      expect((await client.post('/api/issue/batch_retrack', { issue_ids: [bare.id], tracker_id: to.id })).body).to.deep.equal({ moved: 1 });
+      expect((await admin.get(`/api/issue/issue/${bare.id}`)).body.tracker).to.equal(to.id);
+    });
+
+    it('moves states along declared transitions only, and logs each move', async () => {
+      const { admin } = suite();
+      const tracker = await created(admin, '/api/issue/tracker', { title: 'states' });
+      const issue = (title: string) => created(admin, '/api/issue/issue', { tracker_id: tracker.id, title });
+      const [a, b, done] = [await issue('a'), await issue('b'), await issue('done')];
+      const rejected = (await admin.patch(`/api/issue/issue/${done.id}`, { state: 'rejected' })).body;
+      const res = await client.post('/api/issue/batch_pending', { issue_ids: [a.id, done.id, b.id] });
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal({ state: ['Transition from "rejected" to "pending" is not allowed.'] });
+      for (const i of [a, rejected, b]) expect((await admin.get(`/api/issue/issue/${i.id}`)).body).to.deep.equal(i);
+      expect((await client.post('/api/issue/batch_pending', { issue_ids: [a.id, b.id] })).body).to.deep.equal({ changed: 2 });
+      for (const i of [a, b]) {
+        expect((await admin.get(`/api/issue/issue/${i.id}`)).body.state).to.equal('pending');
+        const log = (await admin.get(`/api/issue/issue/${i.id}/transitions`)).body;
+        expect(log.map((l: any) => [l.from, l.to, l.changed_by])).to.deep.equal([
+          [null, 'new', suite().adminId],
+          ['new', 'pending', suite().adminId],
+        ]);
+      }
     });
   });
 });

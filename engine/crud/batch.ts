@@ -1,8 +1,10 @@
 /**
  * A batch action of CONTRACT 10 over records of one resource. The body names the records
  * (`<name>_ids`, at most `maxIds`, duplicates counted once); in one transaction every record must
- * be visible (else 400) and changeable (else 403), then each goes through the resource's own write
- * or delete path (guards and hooks), so one refusal leaves every record as it was. Answers `{<resultKey>: count}`.
+ * be visible (else 400) and changeable (else 403), then the records are changed or deleted as a
+ * set (service.changeAll, service.remove: the same checks and hooks as one record's write, a
+ * constant number of statements without hooks), so one refusal leaves every record as it was.
+ * Answers `{<resultKey>: count}`.
  */
 import type { Principal } from '../auth/users.js';
 import { FieldErrorCollector } from '../errors.js';
@@ -48,7 +50,7 @@ export class BatchService {
         errors.throwIfAny();
         await refuseUnchangeable(trx, resource, user, ids);
         if (deleting) await this.records.remove(trx, user, rows);
-        else for (const row of rows) await this.records.write(user, { values, errors: new FieldErrorCollector() }, row, trx, 'update');
+        else await this.records.changeAll(trx, user, rows, values);
         return { [declaration.resultKey]: rows.length };
       },
       deleting ? `${resource.name} records` : undefined,

@@ -21,7 +21,8 @@ import { ReadRouting } from '../storage/replicas.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { textPieces } from '../storage/text-pieces.js';
-import { normaliseBody, type Validated } from './body.js';
+import { normaliseBody, type Validated, type Values } from './body.js';
+import { updateAll } from './batch-update.js';
 import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
 import { WriteHooks, type Write } from './hooks.js';
@@ -33,6 +34,7 @@ import { RecordShapes, selectList } from './record-shapes.js';
 import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
 import { StatementWrites } from './write-statement.js';
+import { takesStatement } from './write-paths.js';
 
 export interface ReadSettings {
   /** MAX_LIST_ROWS: the most records one list answer holds (undefined: no cap). */
@@ -173,7 +175,7 @@ export class ResourceService {
     }
   }
 
-  /** Checks `values` and stores them: a new record, or a change of `existing` (locked); batch actions call it per record. */
+  /** Checks `values` and stores them: a new record, or a change of `existing` (locked). */
   async write(
     user: Principal,
     { values, errors }: Validated,
@@ -195,6 +197,15 @@ export class ResourceService {
     if (existing && this.credentials.some((name) => name in values)) await endSessions(trx, id, user.sessionId);
     await hooks.afterWrite(id);
     return id;
+  }
+
+  /**
+   * Sets the same `values` on `rows` (locked, visible and changeable): a constant number of
+   * statements where the single write may take one (write-paths.ts), else each record's own write.
+   */
+  async changeAll(trx: Knex.Transaction, user: Principal, rows: readonly Row[], values: Values): Promise<void> {
+    if (takesStatement(this.statements.path, user.isSuperuser) && !this.credentials.some((name) => name in values)) return updateAll(trx, this.resource, user, rows, values);
+    for (const row of rows) await this.write(user, { values, errors: new FieldErrorCollector() }, row, trx, 'update');
   }
 
   /** Deletes `rows` (locked, visible and changeable) after their privileges, `protect` references and hooks allow it; batch deletes call it too. */

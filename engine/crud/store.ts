@@ -9,7 +9,7 @@ import type { Principal } from '../auth/users.js';
 import { typeOf } from '../fields/index.js';
 import type { Field, ManyToManyRef, Resource } from '../registry/resource.js';
 import { selectList, ROW } from '../storage/serialise.js';
-import type { Fragment } from '../storage/sql.js';
+import { q, type Fragment } from '../storage/sql.js';
 import type { Values } from './body.js';
 import { uniqueIds, type Row } from './checks.js';
 
@@ -112,4 +112,19 @@ export async function updateRecord(trx: Knex.Transaction, resource: Resource, id
   await modelOf(resource).query(trx).patch({ ...row, modified: trx.fn.now() }).where('id', id);
   await syncLinks(trx, resource, id, values, false);
   await logMoves(trx, resource, id, moves, user);
+}
+
+/** Inserts rows from one JSON parameter; rows with the same columns go in one statement, so omitted columns keep their defaults. */
+export async function insertJson(db: Db, table: string, rows: readonly Row[]): Promise<void> {
+  const byColumns = new Map<string, Row[]>();
+  for (const row of rows) {
+    const key = Object.keys(row).join(',');
+    const group = byColumns.get(key);
+    if (group) group.push(row);
+    else byColumns.set(key, [row]);
+  }
+  for (const group of byColumns.values()) {
+    const columns = Object.keys(group[0]!).map(q).join(', ');
+    await db.raw(`insert into ${q(table)} (${columns}) select ${columns} from json_populate_recordset(null::${q(table)}, ?::json)`, [JSON.stringify(group)]);
+  }
 }
