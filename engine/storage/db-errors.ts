@@ -13,6 +13,10 @@ interface PgError {
   message?: string;
 }
 
+/** pg's own words (no SQLSTATE) for a connection the server closed under a query, or one it cannot use since. */
+// (Knex puts the SQL and ' - ' before them)
+const LOST_CONNECTION = /(^| - )(Connection terminated unexpectedly|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
+
 const withCause = (mapped: ApiError, cause: unknown): ApiError => Object.assign(mapped, { cause });
 
 const keyColumn = (detail: string | undefined): string | undefined => /Key \(([^)]+)\)=/.exec(detail ?? '')?.[1];
@@ -36,7 +40,8 @@ export function mapDatabaseError(err: unknown, deleting: string | undefined): un
   if (code === '23502' || code === '23514') return withCause(new ValidationError({ non_field_errors: ['Invalid input.'] }), err);
   if (code.startsWith('22')) return withCause(new DetailError(400, 'Invalid input.'), err);
   // 57014: cancelled by statement_timeout; 55P03: lock_timeout; 57P01/57P03: server shutting down or starting
-  const unreachable = code.startsWith('08') || ['57014', '55P03', '57P01', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code);
+  const unreachable =
+    code.startsWith('08') || ['57014', '55P03', '57P01', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].includes(code) || LOST_CONNECTION.test(e.message ?? '');
   if (unreachable || (err as Error).name === 'KnexTimeoutError') return withCause(unavailable(), err);
   return err;
 }
