@@ -49,7 +49,11 @@ export interface ServerConfig extends DatabaseConfig {
   maxListRows?: number;
   /** How long a token's principal is kept between requests (0: not at all); changes drop it at once. */
   principalCacheMs: number;
+  /** On SIGTERM/SIGINT, how long requests in flight may still take before their connections are cut. */
+  shutdownTimeoutMs?: number;
 }
+
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 export interface Config extends ServerConfig {
   /** Worker processes serving HTTP (WEB_CONCURRENCY); above 1 they are forked with node:cluster. */
@@ -96,6 +100,7 @@ const SERVER = {
   TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
   MAX_LIST_ROWS: rowCount({ default: undefined, desc: 'a number of records from 1 to 999999999 (unset: no cap)' }),
   PRINCIPAL_CACHE_MS: milliseconds({ default: 5000, desc: 'a whole number of milliseconds (0: no cache)' }),
+  SHUTDOWN_TIMEOUT_MS: milliseconds({ default: DEFAULT_SHUTDOWN_TIMEOUT_MS, desc: 'a whole number of milliseconds' }),
   WEB_CONCURRENCY: workerCount({ default: 1, desc: `a number of worker processes from 1 to ${MAX_WORKERS}` }),
 };
 
@@ -166,6 +171,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     maxListRows: e.MAX_LIST_ROWS,
     principalCacheMs: e.PRINCIPAL_CACHE_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     workers: e.WEB_CONCURRENCY,
   };
   if (config.secureCookies && !config.trustProxy) {

@@ -18,7 +18,10 @@ try {
     superviseWorkers(config.workers, log);
   } else {
     const svc = await startService(config, log, { prepared: cluster.isWorker });
-    const stop = () => void svc.close().then(() => flushLog(log!)).then(() => process.exit(0));
+    const stop = (signal: string) => {
+      log!.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'stopping: finishing requests in flight');
+      void svc.close().then(() => flushLog(log!)).then(() => process.exit(0));
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   }

@@ -2,11 +2,13 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import type { DatabaseConfig, ServerConfig } from './config.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type DatabaseConfig, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
+import { drainable } from './http/drain.js';
 import { openDatabase } from './storage/connect.js';
 import { StartupError } from './startup-error.js';
 import { migrateForService } from './storage/migrate.js';
@@ -15,6 +17,9 @@ import { createUser } from './auth/users.js';
 import { createToken } from './auth/tokens.js';
 import { PrincipalCache } from './auth/principal-cache.js';
 import { listenForPrincipalChanges, principalsChannel } from './auth/principal-changes.js';
+
+/** How long the pool may take to close after requests were cut at the shutdown timeout. */
+const DESTROY_AFTER_CUT_MS = 1_000;
 
 export interface RunningService {
   url: string;
@@ -90,6 +95,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
   // closes one just as a client reuses it
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  const drain = drainable(server);
   try {
     await listen(server, config);
   } catch (err) {
@@ -105,12 +111,11 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     db,
     app,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      const finished = await drain.close(config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
       await changes.close();
-      await db.destroy();
+      // a request cut off may still hold a connection; its statement has no one left to answer,
+      // and the server rolls it back when the process has gone
+      await (finished ? db.destroy() : Promise.race([db.destroy(), sleep(DESTROY_AFTER_CUT_MS)]));
     },
   };
 }
