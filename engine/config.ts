@@ -49,6 +49,8 @@ export interface ServerConfig extends DatabaseConfig {
   maxListRows?: number;
   /** How long a token's principal is kept between requests (0: not at all); changes drop it at once. */
   principalCacheMs: number;
+  /** CORS_ORIGINS: the origins (`https://app.example.com`) whose scripts may call the API; none: no CORS. */
+  corsOrigins?: readonly string[];
   /** On SIGTERM/SIGINT, how long requests in flight may still take before their connections are cut. */
   shutdownTimeoutMs?: number;
 }
@@ -79,6 +81,12 @@ const milliseconds = wholeNumber(0, 999_999_999);
 const poolSize = wholeNumber(1, 9999);
 const rowCount = wholeNumber(1, 999_999_999);
 const workerCount = wholeNumber(1, MAX_WORKERS);
+/** Comma-separated origins, each exactly `scheme://host[:port]` as a browser sends it in `Origin`. */
+const originList = makeValidator<string[]>((input) => {
+  const origins = input.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const o of origins) if (!/^https?:$/.test(new URL(o).protocol) || new URL(o).origin !== o) throw new Error('not an origin');
+  return origins;
+});
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
   return input;
@@ -100,6 +108,7 @@ const SERVER = {
   TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
   MAX_LIST_ROWS: rowCount({ default: undefined, desc: 'a number of records from 1 to 999999999 (unset: no cap)' }),
   PRINCIPAL_CACHE_MS: milliseconds({ default: 5000, desc: 'a whole number of milliseconds (0: no cache)' }),
+  CORS_ORIGINS: originList({ default: [], desc: 'origins separated by commas, each like https://app.example.com (scheme, host, optional port; no path)' }),
   SHUTDOWN_TIMEOUT_MS: milliseconds({ default: DEFAULT_SHUTDOWN_TIMEOUT_MS, desc: 'a whole number of milliseconds' }),
   WEB_CONCURRENCY: workerCount({ default: 1, desc: `a number of worker processes from 1 to ${MAX_WORKERS}` }),
 };
@@ -172,6 +181,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxListRows: e.MAX_LIST_ROWS,
     principalCacheMs: e.PRINCIPAL_CACHE_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    corsOrigins: e.CORS_ORIGINS,
     workers: e.WEB_CONCURRENCY,
   };
   if (config.secureCookies && !config.trustProxy) {

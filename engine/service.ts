@@ -88,7 +88,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
   const db = await openDatabase(config, principalsChannel(principals));
   if (!opts.prepared) await prepare(db, config, opts.quiet ?? false);
   const changes = await listenForPrincipalChanges(db, config.databaseUrl, principals, log);
-  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy, maxListRows: config.maxListRows, principals });
+  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy, maxListRows: config.maxListRows, principals, corsOrigins: config.corsOrigins });
   const server = http.createServer(app.koa.callback());
   server.on('clientError', answerClientError);
   // idle connections outlive the clients' and load balancers' (~60 s), so the server never

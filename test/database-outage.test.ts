@@ -70,9 +70,11 @@ async function untilReady(client: Client): Promise<void> {
   }
 }
 
-const ownPostgres = canRunOwnPostgres() ? describe : describe.skip;
+const TITLE = 'a database outage under writers (issue 13.1)';
+const ownPostgres = (body: (this: Mocha.Suite) => void) =>
+  canRunOwnPostgres() ? describe(TITLE, body) : describe.skip(`${TITLE} (needs the PostgreSQL server programs, initdb and pg_ctl, to run a server of its own)`, body);
 
-ownPostgres('a database outage under writers (issue 13.1)', function () {
+ownPostgres(function () {
   this.timeout(90_000);
   let pg: OwnPostgres;
   let svc: RunningService;

@@ -1,5 +1,5 @@
 /**
- * The Koa application: request log → error rendering → path conventions → health → public
+ * The Koa application: request log → security headers and CORS → error rendering → path conventions → health → public
  * endpoints → the route table (authentication, then the route) → 404. Everything is built once
  * from the registry.
  */
@@ -23,6 +23,7 @@ import { mountSchema } from '../openapi/routes.js';
 import { redirectDeprecated, stripTrailingSlash } from './paths.js';
 import { renderErrors } from './render-errors.js';
 import { requestLog } from './request-log.js';
+import { crossOrigin, securityHeaders } from './security-headers.js';
 import { mountResource } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
 
@@ -38,6 +39,8 @@ export interface Services {
   maxListRows?: number;
   /** Token principals kept between requests; none kept without one. */
   principals?: PrincipalCache;
+  /** CORS_ORIGINS: origins whose scripts may call the API. */
+  corsOrigins?: readonly string[];
 }
 
 export interface App {
@@ -45,7 +48,7 @@ export interface App {
   services: Map<string, ResourceService>;
 }
 
-export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows, principals = new PrincipalCache(0) }: Services): App {
+export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows, principals = new PrincipalCache(0), corsOrigins = [] }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
@@ -67,6 +70,9 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!);
 
   koa.use(requestLog(log));
+  koa.use(securityHeaders(secureCookies));
+  const cors = crossOrigin(corsOrigins);
+  if (cors) koa.use(cors);
   koa.use(renderErrors);
   koa.use(redirectDeprecated(registry.redirects));
   koa.use(stripTrailingSlash);

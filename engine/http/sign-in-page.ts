@@ -1,6 +1,6 @@
 /**
  * The sign-in page at `/app/` (spec 5: tokens are created by a signed-in user): static files from
- * `engine/http/web`, read once at start-up, served with a strict Content-Security-Policy.
+ * `engine/http/web`, read once at start-up (under the strict Content-Security-Policy every answer has: security-headers.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,8 +21,6 @@ export function mountSignInPage(router: Router): void {
     const body = fs.readFileSync(path.join(WEB_DIR, file));
     router.get(route, (ctx) => {
       ctx.type = type;
-      ctx.set('Content-Security-Policy', "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
-      ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Cache-Control', 'no-cache');
       ctx.body = body;
     });
