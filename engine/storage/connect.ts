@@ -23,8 +23,10 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const SILENCE_GRACE_MS = 2_000;
 
 // a failed acquire also rejects the query that asked for it, which reports it; knex would add its
-// stack on stdout, among the JSON log lines
-const log = { warn: (message: string) => void (message.startsWith('Acquire connection error') || process.stderr.write(`${message}\n`)) };
+// stack on stdout, among the JSON log lines. A connection that broke is replaced, and a request
+// that met the break reports it, so knex's note on discarding it adds nothing.
+const REPORTED = /^(Acquire connection error|Connection Error: )/;
+const log = { warn: (message: string) => void (REPORTED.test(message) || process.stderr.write(`${message}\n`)) };
 
 /**
  * Knex on an embedded database with the extensions the migrations create (pg_trgm, for trigram

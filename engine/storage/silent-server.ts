@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import type { Writable } from 'node:stream';
 import type knexFactory from 'knex';
 
 type ClientClass = typeof knexFactory.Client;
@@ -18,13 +19,17 @@ interface PgConnection {
   __knex__disposed?: unknown;
 }
 
-/** Runs `query`, destroying the connection when the server sends nothing for `silenceMs`. */
-async function watched<T>(conn: PgConnection, silenceMs: number, query: () => Promise<T>): Promise<T> {
+/**
+ * Runs `query`, destroying the connection when the server sends nothing for `silenceMs`, unless
+ * `heldBack` says the silence is ours (a slow reader has paused the stream, so nothing was asked).
+ */
+async function watched<T>(conn: PgConnection, silenceMs: number, query: () => Promise<T>, heldBack = () => false): Promise<T> {
   const socket = conn.connection.stream;
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
+      if (heldBack()) return arm();
       const err = Object.assign(new Error(`The database sent nothing for ${silenceMs} ms.`), { code: 'ETIMEDOUT' });
       conn.__knex__disposed = err;
       socket.destroy(err);
@@ -47,14 +52,14 @@ const PgClient = createRequire(import.meta.url)('knex/lib/dialects/postgres/inde
 export function silenceBoundedClient(silenceMs: number): ClientClass {
   const Base = PgClient as unknown as new (config: unknown) => {
     _query(conn: PgConnection, obj: unknown): Promise<unknown>;
-    _stream(conn: PgConnection, obj: unknown, stream: unknown, options: unknown): Promise<unknown>;
+    _stream(conn: PgConnection, obj: unknown, stream: Writable, options: unknown): Promise<unknown>;
   };
   class SilenceBounded extends Base {
     override _query(conn: PgConnection, obj: unknown): Promise<unknown> {
       return watched(conn, silenceMs, () => super._query(conn, obj));
     }
-    override _stream(conn: PgConnection, obj: unknown, stream: unknown, options: unknown): Promise<unknown> {
-      return watched(conn, silenceMs, () => super._stream(conn, obj, stream, options));
+    override _stream(conn: PgConnection, obj: unknown, stream: Writable, options: unknown): Promise<unknown> {
+      return watched(conn, silenceMs, () => super._stream(conn, obj, stream, options), () => stream.writableNeedDrain);
     }
   }
   return SilenceBounded as unknown as ClientClass;
