@@ -1,7 +1,7 @@
 /**
- * The Koa application: request log → security headers and CORS → error rendering → path conventions → health → public
- * endpoints → the route table (authentication, then the route) → 404. Everything is built once
- * from the registry.
+ * The Koa application: request log → error rendering → security headers and CORS → path
+ * conventions → health → public endpoints → the route table (authentication, then the route) →
+ * 404. Everything is built once from the registry.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -70,10 +70,11 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!);
 
   koa.use(requestLog(log));
+  koa.use(renderErrors);
+  // set before the rest runs, so errors rendered above keep them
   koa.use(securityHeaders(secureCookies));
   const cors = crossOrigin(corsOrigins);
   if (cors) koa.use(cors);
-  koa.use(renderErrors);
   koa.use(redirectDeprecated(registry.redirects));
   koa.use(stripTrailingSlash);
   koa.use(publicRouter.routes());
