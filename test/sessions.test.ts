@@ -195,7 +195,9 @@ describe('sessions', () => {
       expect(own.status, own.text).to.equal(200);
     });
 
-    it('throttles a username over all addresses after 100 failures', async () => {
+    it('throttles a username over all addresses after 100 failures', async function () {
+      // 100 password checks (scrypt): seconds on a quiet machine, far more on a loaded one
+      this.timeout(180_000);
       const user = await makeUser();
       for (let batch = 0; batch < 10; batch++) {
         const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => login(user.username, 'wrong-password', `192.0.2.${batch * 10 + i}`)));
