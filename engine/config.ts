@@ -53,7 +53,13 @@ export interface ServerConfig extends DatabaseConfig {
   replicaUrls?: string[];
   /** How often a replica marked down is tried again, in milliseconds. */
   replicaRetryMs?: number;
+  /** CORS_ORIGINS: the origins (`https://app.example.com`) whose scripts may call the API; none: no CORS. */
+  corsOrigins?: readonly string[];
+  /** On SIGTERM/SIGINT, how long requests in flight may still take before their connections are cut. */
+  shutdownTimeoutMs?: number;
 }
+
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 export interface Config extends ServerConfig {
   /** Worker processes serving HTTP (WEB_CONCURRENCY); above 1 they are forked with node:cluster. */
@@ -86,6 +92,12 @@ const poolSize = wholeNumber(1, 9999);
 const rowCount = wholeNumber(1, 999_999_999);
 const workerCount = wholeNumber(1, MAX_WORKERS);
 const replicaRetry = wholeNumber(100, 3_600_000);
+/** Comma-separated origins, each exactly `scheme://host[:port]` as a browser sends it in `Origin`. */
+const originList = makeValidator<string[]>((input) => {
+  const origins = input.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const o of origins) if (!/^https?:$/.test(new URL(o).protocol) || new URL(o).origin !== o) throw new Error('not an origin');
+  return origins;
+});
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
   return input;
@@ -107,6 +119,8 @@ const SERVER = {
   TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
   MAX_LIST_ROWS: rowCount({ default: undefined, desc: 'a number of records from 1 to 999999999 (unset: no cap)' }),
   PRINCIPAL_CACHE_MS: milliseconds({ default: 5000, desc: 'a whole number of milliseconds (0: no cache)' }),
+  CORS_ORIGINS: originList({ default: [], desc: 'origins separated by commas, each like https://app.example.com (scheme, host, optional port; no path)' }),
+  SHUTDOWN_TIMEOUT_MS: milliseconds({ default: DEFAULT_SHUTDOWN_TIMEOUT_MS, desc: 'a whole number of milliseconds' }),
   WEB_CONCURRENCY: workerCount({ default: 1, desc: `a number of worker processes from 1 to ${MAX_WORKERS}` }),
   DATABASE_REPLICA_URLS: postgresUrls({ default: undefined, desc: 'PostgreSQL URLs separated by commas' }),
   REPLICA_RETRY_MS: replicaRetry({ default: 5000, desc: 'a whole number of milliseconds from 100 to 3600000' }),
@@ -179,6 +193,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     maxListRows: e.MAX_LIST_ROWS,
     principalCacheMs: e.PRINCIPAL_CACHE_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    corsOrigins: e.CORS_ORIGINS,
     workers: e.WEB_CONCURRENCY,
     replicaUrls: e.DATABASE_REPLICA_URLS,
     replicaRetryMs: e.REPLICA_RETRY_MS,

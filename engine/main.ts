@@ -18,7 +18,14 @@ try {
     superviseWorkers(config.workers, log);
   } else {
     const svc = await startService(config, log, { prepared: cluster.isWorker });
-    const stop = () => void svc.close().then(() => flushLog(log!)).then(() => process.exit(0));
+    let stopping = false;
+    // Ctrl-C reaches a cluster's workers twice: SIGINT from the terminal, SIGTERM from their primary
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log!.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'stopping: finishing requests in flight');
+      void svc.close().then(() => flushLog(log!)).then(() => process.exit(0));
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   }

@@ -2,11 +2,13 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import type { DatabaseConfig, ServerConfig } from './config.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type DatabaseConfig, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
+import { drainable } from './http/drain.js';
 import { openDatabase } from './storage/connect.js';
 import { readRouting } from './storage/replicas.js';
 import { StartupError } from './startup-error.js';
@@ -16,6 +18,9 @@ import { createUser } from './auth/users.js';
 import { createToken } from './auth/tokens.js';
 import { PrincipalCache } from './auth/principal-cache.js';
 import { listenForPrincipalChanges, principalsChannel } from './auth/principal-changes.js';
+
+/** How long the pool may take to close after requests were cut at the shutdown timeout. */
+const DESTROY_AFTER_CUT_MS = 1_000;
 
 export interface RunningService {
   url: string;
@@ -85,13 +90,24 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
   if (!opts.prepared) await prepare(db, config, opts.quiet ?? false);
   const changes = await listenForPrincipalChanges(db, config.databaseUrl, principals, log);
   const reads = readRouting(db, config, log);
-  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy, maxListRows: config.maxListRows, principals, reads });
+  const app = createApp({
+    db,
+    registry,
+    log,
+    secureCookies: config.secureCookies,
+    trustProxy: config.trustProxy,
+    maxListRows: config.maxListRows,
+    principals,
+    reads,
+    corsOrigins: config.corsOrigins,
+  });
   const server = http.createServer(app.koa.callback());
   server.on('clientError', answerClientError);
   // idle connections outlive the clients' and load balancers' (~60 s), so the server never
   // closes one just as a client reuses it
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  const drain = drainable(server);
   try {
     await listen(server, config);
   } catch (err) {
@@ -108,13 +124,12 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     db,
     app,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      const finished = await drain.close(config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
       await changes.close();
       await reads.close();
-      await db.destroy();
+      // a request cut off may still hold a connection; its statement has no one left to answer,
+      // and the server rolls it back when the process has gone
+      await (finished ? db.destroy() : Promise.race([db.destroy(), sleep(DESTROY_AFTER_CUT_MS)]));
     },
   };
 }

@@ -49,6 +49,21 @@ describe('hostile input', () => {
     });
   });
 
+  describe('an unbounded search (issue 13.1)', () => {
+    it('more than 10 words or a word over 100 characters: 400 under search', async () => {
+      const { admin } = suite();
+      const words = (n: number) => encodeURIComponent(Array.from({ length: n }, (_, i) => `w${i}`).join(' '));
+      expect((await admin.get(`/api/issue/issue?search=${words(10)}`)).status).to.equal(200);
+      const many = await admin.get(`/api/issue/issue?search=${words(11)}`);
+      expect(many.status).to.equal(400);
+      expect(many.body).to.deep.equal({ search: ['Ensure this value has at most 10 words.'] });
+      expect((await admin.get(`/api/issue/issue?search=${'é'.repeat(100)}`)).status).to.equal(200);
+      const long = await admin.get(`/api/issue/tracker?search=a%20${'b'.repeat(101)}`);
+      expect(long.status).to.equal(400);
+      expect(long.body).to.deep.equal({ search: ['Ensure each word has no more than 100 characters.'] });
+    });
+  });
+
   describe('keys named like object prototype members (8.7)', () => {
     for (const key of ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__']) {
       it(`"${key}" is an unknown field on writes and at sign-in`, async () => {

@@ -63,6 +63,8 @@ describe('Swagger UI', function () {
       page.on('response', (r) => void (r.status() >= 400 && problems.push(`${r.status()}: ${r.url()}`)));
       page.on('request', (r) => void (!r.url().startsWith(service.url) && !r.url().startsWith('data:') && problems.push(`external: ${r.url()}`)));
       page.on('pageerror', (e) => problems.push(`script error: ${e.message}`));
+      // the page must work under the service's Content-Security-Policy, which Chromium enforces and reports here
+      page.on('console', (m) => void (/Content Security Policy/i.test(m.text()) && problems.push(`CSP: ${m.text()}`)));
 
       await page.goto(`${service.url}${DOCS}/#/organisation/organisation_mitarbeitende_list`);
       const doc = await servedDocument();

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { suite } from './support/hooks.js';
 import { makeUser, unique } from './support/fixtures.js';
 import { SessionClient } from './support/browser-session.js';
+import { Client } from './support/client.js';
 
 const PASSWORD = 'correct-horse-1';
 
@@ -153,11 +154,59 @@ describe('sessions', () => {
     expect((await browser.login(other.username, PASSWORD)).status).to.equal(200);
   });
 
-  it('throttles failed sign-ins per address across usernames', async () => {
+  it('throttles failed sign-ins per address across usernames (50)', async () => {
     const browser = new SessionClient(suite().service.url);
-    for (let i = 0; i < 25; i++) await browser.login(unique('ghost'), 'wrong-password');
+    for (let batch = 0; batch < 5; batch++) {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => browser.login(unique('ghost'), 'wrong-password')));
+      expect(answers.map((r) => r.status)).to.deep.equal(Array(10).fill(400));
+    }
     const user = await makeUser();
     expect((await browser.login(user.username, PASSWORD)).status).to.equal(429);
+  });
+
+  describe('a fair throttle (issue 13.6), behind a proxy (TRUST_PROXY: the address is the last X-Forwarded-For entry)', () => {
+    let server: http.Server;
+    let proxied: Client;
+    before(async () => {
+      const app = createApp({ db: suite().service.db, registry: await loadRegistry(), log: createLogger('silent'), trustProxy: true });
+      server = http.createServer(app.koa.callback());
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      proxied = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    });
+    after(async () => new Promise<void>((r) => server.close(() => r())));
+
+    const login = (username: string, password: string, address: string) =>
+      proxied.post('/api/auth/login', { username, password }, { token: null, headers: { 'X-Forwarded-For': address } });
+
+    it('checks no more than 5 guesses of a parallel burst', async () => {
+      const user = await makeUser();
+      const burst = await Promise.all(Array.from({ length: 30 }, () => login(user.username, 'wrong-password', '198.51.100.1')));
+      const statuses = burst.map((r) => r.status);
+      expect(statuses.filter((s) => s === 400), 'guesses checked').to.have.length(5);
+      expect(statuses.filter((s) => s === 429)).to.have.length(25);
+      expect((await login(user.username, PASSWORD, '198.51.100.1')).status, 'from the same address, even the right password').to.equal(429);
+    });
+
+    it("does not lock the real user out from another address by someone else's five guesses", async () => {
+      const user = await makeUser();
+      for (let i = 0; i < 5; i++) expect((await login(user.username, 'wrong-password', '198.51.100.2')).status).to.equal(400);
+      expect((await login(user.username, 'wrong-password', '198.51.100.2')).status).to.equal(429);
+      const own = await login(user.username, PASSWORD, '203.0.113.9');
+      expect(own.status, own.text).to.equal(200);
+    });
+
+    it('throttles a username over all addresses after 100 failures', async function () {
+      // 100 password checks (scrypt): seconds on a quiet machine, far more on a loaded one
+      this.timeout(180_000);
+      const user = await makeUser();
+      for (let batch = 0; batch < 10; batch++) {
+        const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => login(user.username, 'wrong-password', `192.0.2.${batch * 10 + i}`)));
+        expect(answers.map((r) => r.status)).to.deep.equal(Array(10).fill(400));
+      }
+      const blocked = await login(user.username, PASSWORD, '203.0.113.10');
+      expect(blocked.status).to.equal(429);
+      expect(Number(blocked.headers.get('retry-after'))).to.be.within(1, 900);
+    });
   });
 
   it('signs out: the session stops working and its CSRF cookie is cleared', async () => {

@@ -72,6 +72,7 @@ describe('sign-in page (/app/) in headless Chromium', function () {
     const failed: string[] = [];
     page.on('requestfailed', (r) => failed.push(r.url()));
     page.on('pageerror', (e) => failed.push(e.message));
+    page.on('console', (m) => void (/Content Security Policy/i.test(m.text()) && failed.push(m.text())));
 
     await page.goto(`${suite().service.url}/app/`);
     await page.fill('#signin input[name=username]', user.username);

@@ -61,6 +61,11 @@ describe('start-up settings and failures', function () {
       [{ DATABASE_URL: 'localhost:5432/bms' }, 'Invalid setting DATABASE_URL="localhost:5432/bms": expected a PostgreSQL URL such as postgres://user:password@host:5432/database.'],
       // the password is not shown
       [{ DATABASE_URL: 'mysql://app:s3cret@db/bms' }, 'Invalid setting DATABASE_URL="mysql://app:***@db/bms": expected a PostgreSQL URL such as postgres://user:password@host:5432/database.'],
+      [{ SHUTDOWN_TIMEOUT_MS: '10s' }, 'Invalid setting SHUTDOWN_TIMEOUT_MS="10s": expected a whole number of milliseconds.'],
+      [
+        { CORS_ORIGINS: 'https://app.example.com/path' },
+        'Invalid setting CORS_ORIGINS="https://app.example.com/path": expected origins separated by commas, each like https://app.example.com (scheme, host, optional port; no path).',
+      ],
       [{ WEB_CONCURRENCY: '0' }, 'Invalid setting WEB_CONCURRENCY="0": expected a number of worker processes from 1 to 64.'],
       [{ WEB_CONCURRENCY: 'two' }, 'Invalid setting WEB_CONCURRENCY="two": expected a number of worker processes from 1 to 64.'],
       [{ WEB_CONCURRENCY: '65' }, 'Invalid setting WEB_CONCURRENCY="65": expected a number of worker processes from 1 to 64.'],

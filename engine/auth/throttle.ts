@@ -1,47 +1,63 @@
 /**
- * Failed sign-ins are counted per username and per address in the database (so every instance
- * sees them): past the limit within the window, sign-in answers 429 with Retry-After, whether or
- * not the password is right, until the window ends.
+ * Failed sign-ins, counted in the database (so every instance sees them) in a fixed window per
+ * key: per (username, client address), per username over all addresses, per address over all
+ * usernames. Past a limit, sign-in answers 429 with Retry-After until that window ends, whether or
+ * not the password is right.
+ *
+ * An attempt counts as a failure before its password is checked, in one statement that also
+ * reads the counts: concurrent attempts each see the others, so no burst gets more guesses checked
+ * than the limit. An attempt whose password proves right takes its count back.
  */
 import type { Knex } from 'knex';
 
 const WINDOW_SECONDS = 15 * 60;
-/** An address may serve many people (NAT), so it gets a higher limit than a username. */
-const LIMITS = { user: 5, addr: 25 } as const;
+/**
+ * The pair's limit stops guessing one account from one place without locking its owner out
+ * elsewhere; the username's stops a guesser spread over many addresses; an address may serve many
+ * people (NAT, a proxy without TRUST_PROXY), so it gets more than one person's share.
+ */
+const LIMITS = { pair: 5, user: 100, addr: 50 } as const;
 
-export type ThrottleKey = { kind: keyof typeof LIMITS; value: string };
-const keyOf = (k: ThrottleKey) => `${k.kind}:${k.value.toLowerCase()}`;
+type Kind = keyof typeof LIMITS;
 
-/** Seconds until sign-in is possible again, or 0 when it is now. */
-export async function retryAfter(db: Knex, keys: ThrottleKey[]): Promise<number> {
-  const rows = (await db('login_failures')
-    .whereIn('key', keys.map(keyOf))
-    .select('key', 'failures', db.raw(`ceil(extract(epoch from (window_start + interval '${WINDOW_SECONDS} seconds' - now())))::int as remaining`))) as {
-    key: string;
-    failures: number;
-    remaining: number;
-  }[];
-  let wait = 0;
-  for (const row of rows) {
-    const limit = LIMITS[row.key.split(':')[0] as keyof typeof LIMITS];
-    if (row.failures >= limit && row.remaining > 0) wait = Math.max(wait, row.remaining);
-  }
-  return wait;
+/** The keys one attempt counts under. */
+function keysOf(username: string, address: string): Record<Kind, string> {
+  const user = username.toLowerCase();
+  return { pair: `pair:${JSON.stringify([user, address])}`, user: `user:${user}`, addr: `addr:${address}` };
 }
 
-export async function recordFailure(db: Knex, keys: ThrottleKey[]): Promise<void> {
+export interface Attempt {
+  keys: Record<Kind, string>;
+  /** Seconds until sign-in is possible again; 0: the password may be checked. */
+  retryAfter: number;
+}
+
+/** Counts an attempt as a failure under each of its keys; says how long to wait when a count is past its limit. */
+export async function beginAttempt(db: Knex, username: string, address: string): Promise<Attempt> {
+  const keys = keysOf(username, address);
   const expired = `login_failures.window_start < now() - interval '${WINDOW_SECONDS} seconds'`;
-  for (const key of keys) {
-    await db.raw(
-      `insert into login_failures (key, failures, window_start) values (?, 1, now())
-       on conflict (key) do update set
-         failures = case when ${expired} then 1 else login_failures.failures + 1 end,
-         window_start = case when ${expired} then now() else login_failures.window_start end`,
-      [keyOf(key)],
-    );
+  const { rows } = (await db.raw(
+    `insert into login_failures (key, failures, window_start)
+     select key, 1, now() from unnest(?::text[]) as key
+     on conflict (key) do update set
+       failures = case when ${expired} then 1 else login_failures.failures + 1 end,
+       window_start = case when ${expired} then now() else login_failures.window_start end
+     returning key, failures, ceil(extract(epoch from (window_start + interval '${WINDOW_SECONDS} seconds' - now())))::int as remaining`,
+    [Object.values(keys)],
+  )) as { rows: { key: string; failures: number; remaining: number }[] };
+  let retryAfter = 0;
+  for (const row of rows) {
+    const kind = (Object.keys(keys) as Kind[]).find((k) => keys[k] === row.key)!;
+    if (row.failures > LIMITS[kind]) retryAfter = Math.max(retryAfter, row.remaining, 1);
   }
+  return { keys, retryAfter };
 }
 
-export async function clearFailures(db: Knex, key: ThrottleKey): Promise<void> {
-  await db('login_failures').where('key', keyOf(key)).delete();
+/** The password was right: the attempt was no failure, and the pair starts afresh. */
+export async function succeeded(db: Knex, { keys }: Attempt): Promise<void> {
+  await db.raw(
+    `with cleared as (delete from login_failures where key = ?)
+     update login_failures set failures = greatest(failures - 1, 0) where key in (?, ?)`,
+    [keys.pair, keys.user, keys.addr],
+  );
 }

@@ -39,12 +39,17 @@ export function searchColumns(resource: Resource): string[] {
   return resource.fields.filter((f) => f.spec.search && f.column).map((f) => col(ROW, f.column!));
 }
 
+/** Each word costs a scan of every search column, so a search is bounded: a long one could hold a connection for minutes. */
+export const SEARCH_LIMITS = { words: 10, wordLength: 100 } as const;
+
 /** Every word in one of the columns: an `or` per word that trigram indexes serve (a null column matches nothing). */
-function searchCondition(columns: string[], text: string): Fragment[] {
-  return text
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((word) => joinFragments(columns.map((c) => frag(`${c} ilike ?`, [containsPattern(word)])), 'or'));
+function searchCondition(columns: string[], text: string, errors: FieldErrors): Fragment[] {
+  const words = text.split(/\s+/).filter(Boolean);
+  if (words.length > SEARCH_LIMITS.words) (errors.search ??= []).push(`Ensure this value has at most ${SEARCH_LIMITS.words} words.`);
+  if (words.some((w) => [...w].length > SEARCH_LIMITS.wordLength)) {
+    (errors.search ??= []).push(`Ensure each word has no more than ${SEARCH_LIMITS.wordLength} characters.`);
+  }
+  return words.map((word) => joinFragments(columns.map((c) => frag(`${c} ilike ?`, [containsPattern(word)])), 'or'));
 }
 
 /** The terms of `spec`, then id; undefined when a name is not orderable. */
@@ -82,7 +87,7 @@ export function planList(
   const errors: FieldErrors = emptyMap();
   query = withoutNul(query, filters, errors);
   const where = filterConditions(filters, query, errors);
-  if (query.search !== undefined && search.length > 0) where.push(...searchCondition(search, query.search));
+  if (query.search !== undefined && search.length > 0) where.push(...searchCondition(search, query.search, errors));
   const ordering = parseOrdering(query.ordering ?? resource.ordering.join(','), orderable, errors);
   const paging = parsePaging(query, ordering, errors);
   const shape = shapes.parse(query, errors);

@@ -1,7 +1,7 @@
 /**
- * The Koa application: request log → error rendering → path conventions → health → public
- * endpoints → the route table (authentication, then the route) → 404. Everything is built once
- * from the registry.
+ * The Koa application: request log → error rendering → security headers and CORS → path
+ * conventions → health → public endpoints → the route table (authentication, then the route) →
+ * 404. Everything is built once from the registry.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -25,6 +25,7 @@ import { mountSchema } from '../openapi/routes.js';
 import { redirectDeprecated, stripTrailingSlash } from './paths.js';
 import { renderErrors } from './render-errors.js';
 import { requestLog } from './request-log.js';
+import { crossOrigin, securityHeaders } from './security-headers.js';
 import { mountResource } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
 
@@ -42,6 +43,8 @@ export interface Services {
   principals?: PrincipalCache;
   /** Where GET lists and details read (read replicas); default: `db`. */
   reads?: ReadRouting;
+  /** CORS_ORIGINS: origins whose scripts may call the API. */
+  corsOrigins?: readonly string[];
 }
 
 export interface App {
@@ -49,7 +52,7 @@ export interface App {
   services: Map<string, ResourceService>;
 }
 
-export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows, principals = new PrincipalCache(0), reads }: Services): App {
+export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows, principals = new PrincipalCache(0), reads, corsOrigins = [] }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
@@ -73,6 +76,10 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
 
   koa.use(requestLog(log));
   koa.use(renderErrors);
+  // set before the rest runs, so errors rendered above keep them
+  koa.use(securityHeaders(secureCookies));
+  const cors = crossOrigin(corsOrigins);
+  if (cors) koa.use(cors);
   koa.use(redirectDeprecated(registry.redirects));
   koa.use(stripTrailingSlash);
   koa.use(publicRouter.routes());

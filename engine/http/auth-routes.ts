@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { Ajv } from 'ajv';
 import { verifyPassword } from '../auth/passwords.js';
 import { requireSecureTransport, signIn, signOut } from '../auth/sessions.js';
-import { clearFailures, recordFailure, retryAfter, type ThrottleKey } from '../auth/throttle.js';
+import { beginAttempt, succeeded } from '../auth/throttle.js';
 import { createToken } from '../auth/tokens.js';
 import { loadPrincipal, type Principal } from '../auth/users.js';
 import { expectObject } from '../crud/body.js';
@@ -71,22 +71,17 @@ export function mountAuthRoutes(publicRouter: Router, routes: RouteTable, deps: 
     POST: async (ctx: Context) => {
       requireSecureTransport(ctx, secureCookies);
       const { username, password } = validated<{ username: string; password: string }>(validateLogin, await readJsonBody(ctx));
-      const keys: ThrottleKey[] = [
-        { kind: 'user', value: username },
-        { kind: 'addr', value: ctx.ip },
-      ];
-      const wait = await retryAfter(db, keys);
-      if (wait > 0) throw throttled(wait);
+      const attempt = await beginAttempt(db, username, ctx.ip);
+      if (attempt.retryAfter > 0) throw throttled(attempt.retryAfter);
       const row = (await db('users').where({ username }).first('id', 'password', 'is_active')) as
         | { id: number; password: string | null; is_active: boolean }
         | undefined;
       // the same answer, after the same work, for an unknown user, a wrong password and an inactive user
       const valid = await verifyPassword(password, row?.password);
       if (!row || !valid || !row.is_active) {
-        await recordFailure(db, keys);
         throw new ValidationError({ non_field_errors: ['Unable to log in with provided credentials.'] });
       }
-      await clearFailures(db, keys[0]!);
+      await succeeded(db, attempt);
       await db('users').where({ id: row.id }).update({ last_login: db.fn.now() });
       await db('sessions').where('expires', '<', db.fn.now()).delete();
       await signIn(ctx, row.id, secureCookies);

@@ -5,6 +5,7 @@
  */
 import type { ResourceService } from '../crud/service.js';
 import type { Filter } from '../crud/filters.js';
+import { SEARCH_LIMITS } from '../crud/list-plan.js';
 import { findField, findForeignKey, findManyToMany, type Resource } from '../registry/resource.js';
 import { ref, type Parameter, type Ref } from './types.js';
 
@@ -33,7 +34,7 @@ export function listParameters(service: ResourceService): (Parameter | Ref)[] {
     params.push({
       name: 'search',
       in: 'query',
-      description: `Words that must each appear (case-insensitively) in one of ${searchable.join(', ')}.`,
+      description: `Words that must each appear (case-insensitively) in one of ${searchable.join(', ')}; at most ${SEARCH_LIMITS.words} words of at most ${SEARCH_LIMITS.wordLength} characters.`,
       schema: { type: 'string' },
     });
   }

@@ -10,18 +10,24 @@ import type pg from 'pg';
 import { DEFAULT_BOUNDS, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { silenceBoundedClient } from './silent-server.js';
 import { LEFT_UNREAD } from './text-pieces.js';
 
 type ClientClass = typeof knexFactory.Client;
 
 /** A server that does not answer fails a connection after this long instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How much longer than statement_timeout a server may stay silent before its connection is
+ * dropped: a server that works answers (with the statement's cancellation) well within it.
+ */
+const SILENCE_GRACE_MS = 2_000;
 
 // a failed acquire also rejects the query that asked for it, which reports it; knex would add its
-// stack on stdout, among the JSON log lines. A connection closed on purpose is no news either.
-const log = {
-  warn: (message: string) => void (message.startsWith('Acquire connection error') || message.endsWith(LEFT_UNREAD) || process.stderr.write(`${message}\n`)),
-};
+// stack on stdout, among the JSON log lines. A connection that broke is replaced, and a request
+// that met the break reports it, so knex's note on discarding it adds nothing; nor does one closed on purpose.
+const REPORTED = /^(Acquire connection error|Connection Error: )/;
+const log = { warn: (message: string) => void (REPORTED.test(message) || message.endsWith(LEFT_UNREAD) || process.stderr.write(`${message}\n`)) };
 
 /**
  * Knex on an embedded database with the extensions the migrations create (pg_trgm, for trigram
@@ -91,7 +97,8 @@ export function connect(config: DatabaseConfig, listen?: Listen): Knex {
       keepAliveInitialDelayMillis: 10_000,
     };
     return knexFactory({
-      client: 'pg',
+      // a frozen server enforces no statement_timeout: the client bounds its silence instead
+      client: bounds.statementTimeoutMs ? silenceBoundedClient(bounds.statementTimeoutMs + SILENCE_GRACE_MS) : 'pg',
       connection: connection as Knex.PgConnectionConfig,
       pool: {
         min: 0,

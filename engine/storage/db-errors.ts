@@ -13,6 +13,10 @@ interface PgError {
   message?: string;
 }
 
+/** pg's own words (no SQLSTATE) for a connection the server closed under a query, or one it cannot use since. */
+// (Knex puts the SQL and ' - ' before them)
+const LOST_CONNECTION = /(^| - )(Connection terminated unexpectedly|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
+
 const withCause = (mapped: ApiError, cause: unknown): ApiError => Object.assign(mapped, { cause });
 
 const keyColumn = (detail: string | undefined): string | undefined => /Key \(([^)]+)\)=/.exec(detail ?? '')?.[1];
@@ -48,5 +52,5 @@ export function isConnectionFailure(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const e = ((err as { nativeError?: PgError }).nativeError ?? err) as PgError & { name?: string };
   // pg reports a connection lost or never made within its timeout without a code
-  return CONNECTION_FAILURES.test(e.code ?? '') || e.name === 'KnexTimeoutError' || /^Connection terminated/.test(e.message ?? '');
+  return CONNECTION_FAILURES.test(e.code ?? '') || e.name === 'KnexTimeoutError' || /^Connection terminated/.test(e.message ?? '') || LOST_CONNECTION.test(e.message ?? '');
 }

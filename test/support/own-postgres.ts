@@ -144,6 +144,20 @@ export class OwnPostgres {
     return Number(fs.readFileSync(path.join(this.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   }
 
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the whole server: freezing the postmaster alone leaves open sessions working. */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void {
+    const pid = this.pid();
+    if (!pid) return;
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
+    for (const each of [pid, ...children.split('\n').filter((s) => s.trim()).map(Number)]) {
+      try {
+        process.kill(each, signal);
+      } catch {
+        // a backend that ended meanwhile
+      }
+    }
+  }
+
   /** Its log so far (for a failure's message). */
   log(): string {
     const file = path.join(this.root, 'server.log');
@@ -153,9 +167,8 @@ export class OwnPostgres {
   /** Stops it if it runs (also after a failure) and deletes its directory. */
   async remove(): Promise<void> {
     // a server a test froze (SIGSTOP) could not act on the stop
-    const pid = this.pid();
     try {
-      if (pid) process.kill(pid, 'SIGCONT');
+      this.signal('SIGCONT');
       await this.stop('immediate');
     } finally {
       fs.rmSync(this.root, { recursive: true, force: true });

@@ -1,0 +1,149 @@
+/**
+ * SIGTERM with slow requests in flight and an idle kept-alive connection open (issue 13.2): the
+ * service stops accepting at once, closes the idle connection at once, lets the slow requests
+ * finish with `Connection: close`, and exits 0 within a second of the last one; past
+ * SHUTDOWN_TIMEOUT_MS it cuts what is left and exits 0 all the same.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
+import knexFactory, { type Knex } from 'knex';
+import { createTestDatabase, describeWithServer, type TestDatabase } from './support/database.js';
+import { startServiceProcess, type ServiceProcess } from './support/processes.js';
+
+const TABLE = 'glossar_entry';
+const PATH = '/api/glossar/entry';
+
+interface Answer {
+  status?: number;
+  connection?: string;
+  error?: string;
+  at: number;
+}
+
+/** A GET on a connection of its own, resolved with when and how it ended. */
+function slowGet(url: string, token: string): Promise<Answer> {
+  return new Promise((resolve) => {
+    const req = http.get(`${url}${PATH}`, { agent: false, headers: { Authorization: `Token ${token}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, connection: res.headers.connection, at: Date.now() }));
+      res.on('error', (err) => resolve({ error: err.message, at: Date.now() }));
+    });
+    req.on('error', (err) => resolve({ error: err.message, at: Date.now() }));
+  });
+}
+
+/** A kept-alive connection after one answered request; resolves `closed` with when the server closed it. */
+async function idleConnection(url: string): Promise<{ closed: Promise<number> }> {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve) => {
+    socket.once('data', () => resolve());
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+  });
+  return { closed };
+}
+
+const refusesConnections = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const { hostname, port } = new URL(url);
+    const socket = net.connect(Number(port), hostname);
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', () => resolve(true));
+  });
+
+async function refusedWithin(url: string, ms: number): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await refusesConnections(url)) return true;
+  return false;
+}
+
+describeWithServer('graceful shutdown on SIGTERM', 'slow requests are held by a lock taken from another connection', function () {
+  this.timeout(120_000);
+  let db: TestDatabase;
+  let locker: Knex;
+  /** The first start's token (later starts on the same database print none). */
+  let token: string;
+
+  async function start(env: Record<string, string>): Promise<ServiceProcess> {
+    const service = await startServiceProcess(db, env);
+    token ??= service.token!;
+    return service;
+  }
+
+  before(async () => {
+    db = await createTestDatabase();
+    locker = knexFactory({ client: 'pg', connection: db.databaseUrl, pool: { min: 0, max: 2 } });
+  });
+  after(async () => {
+    await locker?.destroy();
+    await db?.drop();
+  });
+
+  /** Holds an exclusive lock on the table until the returned release: every request reading it waits. */
+  async function lockTable(): Promise<() => Promise<void>> {
+    const trx = await locker.transaction();
+    await trx.raw(`lock table ?? in access exclusive mode`, [TABLE]);
+    return async () => void (await trx.rollback());
+  }
+
+  /** Waits until `count` statements of the service wait on the lock. */
+  async function waiting(service: ServiceProcess, count: number): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const rows = await locker.raw(`select count(*)::int as n from pg_locks where not granted and relation = ?::regclass`, [TABLE]);
+      if ((rows.rows[0].n as number) >= count) return;
+      await sleep(50);
+    }
+    throw new Error(`${count} requests never waited on the lock: ${service.output()}`);
+  }
+
+  it('finishes requests in flight with Connection: close, closes idle connections at once, exits 0 within a second of the last', async () => {
+    const service = await start({ LOCK_TIMEOUT_MS: '0' });
+    const idle = await idleConnection(service.url);
+    const release = await lockTable();
+    let released = false;
+    try {
+      const answers = Array.from({ length: 3 }, () => slowGet(service.url, token));
+      await waiting(service, 3);
+      const stopped = Date.now();
+      service.child.kill('SIGTERM');
+      expect((await idle.closed) - stopped, 'the idle connection is closed at once').to.be.below(2_000);
+      expect(await refusedWithin(service.url, 2_000), 'no new connection is accepted').to.equal(true);
+      await sleep(1_000);
+      released = true;
+      await release();
+      const done = await Promise.all(answers);
+      for (const a of done) expect(a, JSON.stringify(a)).to.include({ status: 200, connection: 'close' });
+      const code = await service.exited;
+      const exited = Date.now();
+      expect(code).to.equal(0);
+      expect(exited - Math.max(...done.map((a) => a.at)), 'exits within a second of the last answer').to.be.below(1_000);
+      expect(service.output()).to.include('stopping: finishing requests in flight');
+    } finally {
+      if (!released) await release();
+      service.child.kill('SIGKILL');
+    }
+  });
+
+  it('past SHUTDOWN_TIMEOUT_MS cuts the requests still in flight and exits 0', async () => {
+    const service = await start({ LOCK_TIMEOUT_MS: '0', SHUTDOWN_TIMEOUT_MS: '300' });
+    const release = await lockTable();
+    try {
+      const answer = slowGet(service.url, token);
+      await waiting(service, 1);
+      const stopped = Date.now();
+      service.child.kill('SIGTERM');
+      expect(await service.exited).to.equal(0);
+      expect(Date.now() - stopped, 'does not wait for the held request').to.be.below(5_000);
+      expect((await answer).error, 'the held request was cut').to.be.a('string');
+    } finally {
+      await release();
+      service.child.kill('SIGKILL');
+    }
+  });
+});
