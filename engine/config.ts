@@ -49,7 +49,24 @@ export interface ServerConfig extends DatabaseConfig {
   maxListRows?: number;
   /** How long a token's principal is kept between requests (0: not at all); changes drop it at once. */
   principalCacheMs: number;
+  /** Webhook delivery (engine/webhooks); unset parts take `DEFAULT_WEBHOOKS`. */
+  webhooks?: Partial<WebhookSettings>;
 }
+
+export interface WebhookSettings {
+  /** This instance runs a dispatcher (WEBHOOK_DISPATCH). */
+  dispatch: boolean;
+  /** Deliver to loopback, private and link-local addresses too (WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivate: boolean;
+  /** How often the dispatcher looks for due deliveries (WEBHOOK_POLL_MS). */
+  pollMs: number;
+  /** The wait after the first failed attempt, doubled after each further one (WEBHOOK_RETRY_BASE_MS). */
+  retryBaseMs: number;
+  /** The longest wait between attempts (WEBHOOK_RETRY_MAX_MS). */
+  retryMaxMs: number;
+}
+
+export const DEFAULT_WEBHOOKS: WebhookSettings = { dispatch: true, allowPrivate: false, pollMs: 1000, retryBaseMs: 30_000, retryMaxMs: 3_600_000 };
 
 export interface Config extends ServerConfig {
   /** Worker processes serving HTTP (WEB_CONCURRENCY); above 1 they are forked with node:cluster. */
@@ -75,6 +92,7 @@ const milliseconds = wholeNumber(0, 999_999_999);
 const poolSize = wholeNumber(1, 9999);
 const rowCount = wholeNumber(1, 999_999_999);
 const workerCount = wholeNumber(1, MAX_WORKERS);
+const pollInterval = wholeNumber(10, 3_600_000);
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
   return input;
@@ -97,6 +115,11 @@ const SERVER = {
   MAX_LIST_ROWS: rowCount({ default: undefined, desc: 'a number of records from 1 to 999999999 (unset: no cap)' }),
   PRINCIPAL_CACHE_MS: milliseconds({ default: 5000, desc: 'a whole number of milliseconds (0: no cache)' }),
   WEB_CONCURRENCY: workerCount({ default: 1, desc: `a number of worker processes from 1 to ${MAX_WORKERS}` }),
+  WEBHOOK_DISPATCH: bool({ default: DEFAULT_WEBHOOKS.dispatch, desc: 'true or false' }),
+  WEBHOOK_ALLOW_PRIVATE: bool({ default: DEFAULT_WEBHOOKS.allowPrivate, desc: 'true or false' }),
+  WEBHOOK_POLL_MS: pollInterval({ default: DEFAULT_WEBHOOKS.pollMs, desc: 'a whole number of milliseconds from 10 to 3600000' }),
+  WEBHOOK_RETRY_BASE_MS: milliseconds({ default: DEFAULT_WEBHOOKS.retryBaseMs, desc: 'a whole number of milliseconds' }),
+  WEBHOOK_RETRY_MAX_MS: milliseconds({ default: DEFAULT_WEBHOOKS.retryMaxMs, desc: 'a whole number of milliseconds' }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
@@ -167,6 +190,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxListRows: e.MAX_LIST_ROWS,
     principalCacheMs: e.PRINCIPAL_CACHE_MS,
     workers: e.WEB_CONCURRENCY,
+    webhooks: {
+      dispatch: e.WEBHOOK_DISPATCH,
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      pollMs: e.WEBHOOK_POLL_MS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,
+    },
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(

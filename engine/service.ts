@@ -3,7 +3,8 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
-import type { DatabaseConfig, ServerConfig } from './config.js';
+import { DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
+import { Dispatcher } from './webhooks/dispatcher.js';
 import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
@@ -97,6 +98,9 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     await db.destroy();
     throw err;
   }
+  const webhooks = { ...DEFAULT_WEBHOOKS, ...config.webhooks };
+  const dispatcher = webhooks.dispatch ? new Dispatcher(db, webhooks, log) : undefined;
+  dispatcher?.start();
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;
   log.info({ url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'listening');
@@ -109,6 +113,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await dispatcher?.stop();
       await changes.close();
       await db.destroy();
     },

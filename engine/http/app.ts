@@ -25,6 +25,10 @@ import { renderErrors } from './render-errors.js';
 import { requestLog } from './request-log.js';
 import { mountResource } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
+import { mountTable } from './table-routes.js';
+import { mountAudit } from '../audit/routes.js';
+import { DELIVERY_PATH, deliveryRoutes } from '../webhooks/deliveries.js';
+import { SUBSCRIPTION_PATH, subscriptionRoutes } from '../webhooks/subscriptions.js';
 
 export interface Services {
   db: Knex;
@@ -65,6 +69,9 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies, session });
   for (const service of services.values()) mountResource(routes, service);
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!);
+  mountAudit(routes, db, registry.resources);
+  mountTable(routes, SUBSCRIPTION_PATH, subscriptionRoutes(db, registry.resources, ajv));
+  mountTable(routes, DELIVERY_PATH, deliveryRoutes(db));
 
   koa.use(requestLog(log));
   koa.use(renderErrors);

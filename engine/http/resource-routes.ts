@@ -29,7 +29,7 @@ export function queryOf(ctx: Context): Record<string, string> {
   return out;
 }
 
-function idOf(given: string | undefined): number {
+export function idOf(given: string | undefined): number {
   const raw = given ?? '';
   if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2147483647 || Number(raw) < 1) throw notFound();
   return Number(raw);

@@ -1,15 +1,18 @@
-/** Runs the migrations in `migrations/` (compiled next to this file's tree) up to the latest. */
+/** Runs the migrations in `migrations/` (compiled next to this file's tree) up to the latest, then attaches the change capture to every declared table. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { unbounded, type DatabaseConfig } from '../config.js';
 import { connect } from './connect.js';
+import { syncCaptureTriggers } from '../audit/capture-triggers.js';
+import { loadRegistry } from '../registry/registry.js';
 
 /** The compiled migrations (`dist/migrations`). */
 export const migrationsDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
 export async function migrateLatest(knex: Knex): Promise<string[]> {
   const [, applied] = (await knex.migrate.latest({ directory: migrationsDirectory, loadExtensions: ['.js'] })) as [number, string[]];
+  await syncCaptureTriggers(knex, (await loadRegistry()).resources);
   return applied;
 }
 
