@@ -44,7 +44,10 @@ describe('webhook subscriptions and deliveries over HTTP', () => {
     const bad = await admin.post('/api/webhook/subscription', { url: 'ftp://example.com/x', events: ['issue.issue.created', 'issue.nothing.created', 'issue.category.state_changed'] });
     expect(bad.status).to.equal(400);
     expect(Object.keys(bad.body).sort()).to.deep.equal(['events', 'secret', 'url']);
-    expect(bad.body.events).to.deep.equal(['Unknown event "issue.nothing.created".', 'Unknown event "issue.category.state_changed".']);
+    // a category has no lifecycle, so no state_changed event either
+    expect(bad.body.events[0]).to.equal('"issue.nothing.created" is not a valid choice.');
+    const stateless = await admin.post('/api/webhook/subscription', { url: 'https://a.example.com', events: ['issue.category.state_changed'], secret: SECRET });
+    expect(stateless.body).to.deep.equal({ events: ['"issue.category.state_changed" is not a valid choice.'] });
   });
 
   it('checks the permissions, and serves deliveries read-only', async () => {

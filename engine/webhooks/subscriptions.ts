@@ -25,30 +25,39 @@ export function eventNames(resources: readonly Resource[]): string[] {
   });
 }
 
-/** The request body's fields, as JSON Schema (also the OpenAPI schema's). */
-export const SUBSCRIPTION_FIELDS = {
+/** The request body's fields, as JSON Schema (also the OpenAPI schema's); `events` lists the event names. */
+export const subscriptionFields = (events: readonly string[]) => ({
   url: { type: 'string', minLength: 1, maxLength: 2000, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description: 'Where deliveries are POSTed: an http or https URL.' },
   events: {
     type: 'array',
     minItems: 1,
     maxItems: 1000,
-    items: { type: 'string', maxLength: 200 },
+    items: { type: 'string', enum: events },
     description: 'Event names, `<module>.<resource>.<created|updated|deleted|state_changed>`, e.g. `issue.issue.created`.',
   },
   secret: { type: 'string', minLength: 16, maxLength: 255, writeOnly: true, description: 'Key of the HMAC-SHA256 signature in `X-BMS-Signature`; never served.' },
   active: { type: 'boolean', description: 'Inactive subscriptions get no new events (default true).' },
-} as const;
+});
 
 const SUBSCRIPTION_JSON = `json_build_object('id', e.id, 'url', e.url, 'events', e.events, 'active', e.active, 'created', ${isoTimestamp('e.created')},
   'modified', ${isoTimestamp('e.modified')}, 'created_by', e.created_by)`;
 
-const bodySchema = (required: readonly string[]) => ({ type: 'object', properties: SUBSCRIPTION_FIELDS, required, additionalProperties: false });
+/** The body's JSON Schema (`required` left out when empty, as OpenAPI 3.0 asks). */
+export const subscriptionBody = (events: readonly string[], required: readonly string[]) => ({
+  type: 'object',
+  properties: subscriptionFields(events),
+  ...(required.length ? { required } : {}),
+  additionalProperties: false,
+});
+
+/** What a create and a replace must send. */
+export const REQUIRED_FIELDS = ['url', 'events', 'secret'];
 
 export function subscriptionRoutes(db: Knex, resources: readonly Resource[], ajv: ReturnType<typeof createAjv>): TableRoutes {
-  const known = new Set(eventNames(resources));
+  const events = eventNames(resources);
   const validators: Record<'full' | 'partial', BodyValidator> = {
-    full: compileBodyValidator(ajv, bodySchema(['url', 'events', 'secret'])),
-    partial: compileBodyValidator(ajv, bodySchema([])),
+    full: compileBodyValidator(ajv, subscriptionBody(events, REQUIRED_FIELDS)),
+    partial: compileBodyValidator(ajv, subscriptionBody(events, [])),
   };
   const list = new TableList(db, 'webhook_subscriptions', SUBSCRIPTION_JSON, [{ param: 'active', column: 'active', type: { type: 'boolean', description: '' }, op: 'exact' }]);
 
@@ -57,7 +66,6 @@ export function subscriptionRoutes(db: Knex, resources: readonly Resource[], ajv
     const given = expectObject(body);
     const errors = new FieldErrorCollector();
     for (const [name, messages] of Object.entries(validators[partial ? 'partial' : 'full'](given))) for (const m of messages) errors.add(name, m);
-    if (!errors.has('events') && Array.isArray(given.events)) for (const e of given.events as string[]) if (!known.has(e)) errors.add('events', `Unknown event "${e}".`);
     errors.throwIfAny();
     const { url, events, secret, active } = given as { url?: string; events?: string[]; secret?: string; active?: boolean };
     const row: Record<string, unknown> = { url, events: events && [...new Set(events)], secret, active };
