@@ -57,9 +57,26 @@ export interface ServerConfig extends DatabaseConfig {
   corsOrigins?: readonly string[];
   /** On SIGTERM/SIGINT, how long requests in flight may still take before their connections are cut. */
   shutdownTimeoutMs?: number;
+  /** Webhook delivery (engine/webhooks); unset parts take `DEFAULT_WEBHOOKS`. */
+  webhooks?: Partial<WebhookSettings>;
 }
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+export interface WebhookSettings {
+  /** This instance runs a dispatcher (WEBHOOK_DISPATCH). */
+  dispatch: boolean;
+  /** Deliver to loopback, private and link-local addresses too (WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivate: boolean;
+  /** How often the dispatcher looks for due deliveries (WEBHOOK_POLL_MS). */
+  pollMs: number;
+  /** The wait after the first failed attempt, doubled after each further one (WEBHOOK_RETRY_BASE_MS). */
+  retryBaseMs: number;
+  /** The longest wait between attempts (WEBHOOK_RETRY_MAX_MS). */
+  retryMaxMs: number;
+}
+
+export const DEFAULT_WEBHOOKS: WebhookSettings = { dispatch: true, allowPrivate: false, pollMs: 1000, retryBaseMs: 30_000, retryMaxMs: 3_600_000 };
 
 export interface Config extends ServerConfig {
   /** Worker processes serving HTTP (WEB_CONCURRENCY); above 1 they are forked with node:cluster. */
@@ -98,6 +115,7 @@ const originList = makeValidator<string[]>((input) => {
   for (const o of origins) if (!/^https?:$/.test(new URL(o).protocol) || new URL(o).origin !== o) throw new Error('not an origin');
   return origins;
 });
+const pollInterval = wholeNumber(10, 3_600_000);
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
   return input;
@@ -124,6 +142,11 @@ const SERVER = {
   WEB_CONCURRENCY: workerCount({ default: 1, desc: `a number of worker processes from 1 to ${MAX_WORKERS}` }),
   DATABASE_REPLICA_URLS: postgresUrls({ default: undefined, desc: 'PostgreSQL URLs separated by commas' }),
   REPLICA_RETRY_MS: replicaRetry({ default: 5000, desc: 'a whole number of milliseconds from 100 to 3600000' }),
+  WEBHOOK_DISPATCH: bool({ default: DEFAULT_WEBHOOKS.dispatch, desc: 'true or false' }),
+  WEBHOOK_ALLOW_PRIVATE: bool({ default: DEFAULT_WEBHOOKS.allowPrivate, desc: 'true or false' }),
+  WEBHOOK_POLL_MS: pollInterval({ default: DEFAULT_WEBHOOKS.pollMs, desc: 'a whole number of milliseconds from 10 to 3600000' }),
+  WEBHOOK_RETRY_BASE_MS: milliseconds({ default: DEFAULT_WEBHOOKS.retryBaseMs, desc: 'a whole number of milliseconds' }),
+  WEBHOOK_RETRY_MAX_MS: milliseconds({ default: DEFAULT_WEBHOOKS.retryMaxMs, desc: 'a whole number of milliseconds' }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
@@ -198,6 +221,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: e.WEB_CONCURRENCY,
     replicaUrls: e.DATABASE_REPLICA_URLS,
     replicaRetryMs: e.REPLICA_RETRY_MS,
+    webhooks: {
+      dispatch: e.WEBHOOK_DISPATCH,
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      pollMs: e.WEBHOOK_POLL_MS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,
+    },
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type DatabaseConfig, type ServerConfig } from './config.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
+import { Dispatcher } from './webhooks/dispatcher.js';
 import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
@@ -116,6 +117,9 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     await db.destroy();
     throw err;
   }
+  const webhooks = { ...DEFAULT_WEBHOOKS, ...config.webhooks };
+  const dispatcher = webhooks.dispatch ? new Dispatcher(db, webhooks, log) : undefined;
+  dispatcher?.start();
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;
   log.info({ url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'listening');
@@ -125,6 +129,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     app,
     close: async () => {
       const finished = await drain.close(config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+      await dispatcher?.stop();
       await changes.close();
       await reads.close();
       // a request cut off may still hold a connection; its statement has no one left to answer,

@@ -10,7 +10,7 @@
  * must share a parent and periods that must not overlap are checked over the batch. The
  * resource's hooks run per record (their queries then count per record), as creates.
  * Callers are trusted: no permission, visibility or escalation checks are made, and hooks read
- * every record.
+ * every record. Its writes are neither audited nor sent to webhooks (the seed's demo data is no change anyone made).
  */
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
@@ -19,6 +19,7 @@ import type { RecordRule } from '../declare/index.js';
 import { findField, findForeignKey, type Resource } from '../registry/resource.js';
 import { withoutIndexes } from '../storage/bulk-load.js';
 import { q } from '../storage/sql.js';
+import { withoutCapture } from '../audit/actor.js';
 import type { Values } from './body.js';
 import { capitalise, checkOrder, checkStates, rowsOf } from './checks.js';
 import type { ResourceService } from './service.js';
@@ -142,6 +143,7 @@ export class BulkWriter {
     if (records.length === 0) return [];
     const checked = records.map((r, i) => this.check(r, i));
     return this.service.transaction(async (trx) => {
+      await withoutCapture(trx);
       const hooks = checked.map(({ values }) => this.service.hooks({ trx, operation: 'create', principal: user, values, before: undefined, errors: new FieldErrorCollector(), trusted: true }));
       await perRecord(hooks, async (h) => {
         await h.validate();

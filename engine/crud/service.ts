@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Ajv } from 'ajv';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
+import { setActor } from '../audit/actor.js';
 import { checkPrivileges, type PrivilegeCheck } from '../access/privileges.js';
 import { endSessions } from '../auth/sessions.js';
 import { checkGrants } from '../access/grants.js';
@@ -222,10 +223,13 @@ export class ResourceService {
     for (const [i, h] of hooks.entries()) await h.afterWrite(ids[i]!);
   }
 
-  /** Runs `work` in one transaction, database failures mapped to API errors (`deleting` names what a delete removes). */
+  /** Runs `work` in one transaction as the request's actor (audit/actor.ts), database failures mapped to API errors (`deleting` names what a delete removes). */
   async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>, deleting?: string): Promise<T> {
     try {
-      return await this.db.transaction(work);
+      return await this.db.transaction(async (trx) => {
+        await setActor(trx);
+        return work(trx);
+      });
     } catch (err) {
       throw mapDatabaseError(err, deleting);
     }

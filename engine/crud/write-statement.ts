@@ -15,6 +15,7 @@
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
+import { actorSettings } from '../audit/actor.js';
 import { FieldErrorCollector } from '../errors.js';
 import type { RecordRule } from '../declare/index.js';
 import { findForeignKey, type Field, type ManyToManyRef, type Resource } from '../registry/resource.js';
@@ -58,7 +59,8 @@ const stateFields = (resource: Resource): Field[] => resource.fields.filter((f) 
 
 /** The statement's parameters as one row: the record's id (updates), its column values as JSON, the link lists. */
 function inputs(w: Write, id: number | undefined): Fragment {
-  const parts = [...(id === undefined ? [] : [frag('?::int as w_id', [id])]), frag('?::json as w_row', [JSON.stringify(w.row)])];
+  // the actor's settings are made as the parameters are read, before the write's row triggers fire
+  const parts = [...(id === undefined ? [] : [frag('?::int as w_id', [id])]), frag('?::json as w_row', [JSON.stringify(w.row)]), actorSettings('w_a')];
   for (const l of w.links) parts.push(frag(`?::int[] as ${l.column}`, [intArray(l.ids)]));
   return frag(`${IN} as (select ${parts.map((p) => p.sql).join(', ')})`, parts.flatMap((p) => p.bindings));
 }

@@ -28,6 +28,10 @@ import { requestLog } from './request-log.js';
 import { crossOrigin, securityHeaders } from './security-headers.js';
 import { mountResource } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
+import { mountTable } from './table-routes.js';
+import { mountAudit } from '../audit/routes.js';
+import { DELIVERY_PATH, deliveryRoutes } from '../webhooks/deliveries.js';
+import { SUBSCRIPTION_PATH, subscriptionRoutes } from '../webhooks/subscriptions.js';
 
 export interface Services {
   db: Knex;
@@ -73,6 +77,9 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   const idempotent = new IdempotentPosts(db);
   for (const service of services.values()) mountResource(routes, service, idempotent);
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!, idempotent);
+  mountAudit(routes, db, registry.resources);
+  mountTable(routes, SUBSCRIPTION_PATH, subscriptionRoutes(db, registry.resources, ajv));
+  mountTable(routes, DELIVERY_PATH, deliveryRoutes(db));
 
   koa.use(requestLog(log));
   koa.use(renderErrors);

@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import type { ListAnswer } from '../crud/service.js';
 import type { Position } from '../crud/list-page.js';
 
-function pageUrl(ctx: Context, at: Position): string {
+export function pageUrl(ctx: Context, at: Position): string {
   const params = new URLSearchParams(ctx.querystring);
   params.delete('offset');
   params.delete('cursor');

@@ -9,6 +9,7 @@ import { authPaths } from './auth-paths.js';
 import { batchPaths } from './batch-paths.js';
 import { deprecatedTwins } from './deprecated-paths.js';
 import { docsPaths } from './docs-paths.js';
+import { FEATURE_TAGS, featurePaths } from './feature-paths.js';
 import { readSchema, requestSchema, schemaNames } from './resource-schemas.js';
 import { resourcePaths } from './resource-paths.js';
 import * as shared from './shared.js';
@@ -34,6 +35,7 @@ function tags(registry: Registry): { name: string; description: string }[] {
   return [
     ...[...modules].map(([name, titles]) => ({ name, description: `The ${name} module: ${titles.join(', ')}.` })),
     { name: 'auth', description: 'Sign-in sessions and API tokens.' },
+    ...FEATURE_TAGS,
     { name: 'schema', description: 'This document and its interactive documentation.' },
   ];
 }
@@ -58,7 +60,7 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
     });
     merge(paths, resourcePaths(service, names));
   }
-  for (const part of [batchPaths(registry.batches), authPaths(schemas[schemaNames(registry.get('user')).read]!)]) {
+  for (const part of [batchPaths(registry.batches), authPaths(schemas[schemaNames(registry.get('user')).read]!), featurePaths(registry.resources)]) {
     merge(schemas, part.schemas);
     merge(paths, part.paths);
   }

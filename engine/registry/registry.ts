@@ -6,6 +6,16 @@ import type { BatchDeclaration, ResourceDeclaration } from '../declare/index.js'
 import { compileBatches, compileDeclarations } from './compile.js';
 import { ACTIONS, type Batch, type Resource } from './resource.js';
 
+/** Permissions of the engine's own endpoints (the audit trail, webhooks), which no declaration defines. */
+export const FEATURE_PERMISSIONS = [
+  'audit.view_entry',
+  'webhook.view_subscription',
+  'webhook.add_subscription',
+  'webhook.change_subscription',
+  'webhook.delete_subscription',
+  'webhook.view_delivery',
+] as const;
+
 export interface Declarations {
   resources: ResourceDeclaration[];
   batches: BatchDeclaration[];
@@ -28,7 +38,7 @@ export class Registry {
     for (const [old] of this.redirects) {
       if (this.resources.some((r) => r.path === old || r.path.startsWith(`${old}/`))) throw new Error(`Deprecated path "${old}" is the path of a resource.`);
     }
-    this.permissionNames = new Set(this.resources.flatMap((r) => ACTIONS.map((a) => r.permissions[a])));
+    this.permissionNames = new Set([...this.resources.flatMap((r) => ACTIONS.map((a) => r.permissions[a])), ...FEATURE_PERMISSIONS]);
   }
 
   get(key: string): Resource {

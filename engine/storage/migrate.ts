@@ -1,10 +1,12 @@
-/** Runs the migrations in `migrations/` (compiled next to this file's tree) up to the latest. */
+/** Runs the migrations in `migrations/` (compiled next to this file's tree) up to the latest, then attaches the change capture to every declared table. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import { unbounded, type DatabaseConfig } from '../config.js';
 import { connect } from './connect.js';
+import { syncCaptureTriggers } from '../audit/capture-triggers.js';
+import { loadRegistry } from '../registry/registry.js';
 
 /** The compiled migrations (`dist/migrations`). */
 export const migrationsDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
@@ -14,6 +16,7 @@ const MIGRATION_LOCK = 0x626d73;
 
 async function latest(knex: Knex): Promise<string[]> {
   const [, applied] = (await knex.migrate.latest({ directory: migrationsDirectory, loadExtensions: ['.js'] })) as [number, string[]];
+  await syncCaptureTriggers(knex, (await loadRegistry()).resources);
   return applied;
 }
 

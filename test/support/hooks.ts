@@ -42,7 +42,8 @@ export const mochaHooks = {
     this.timeout(120_000);
     const database = await createTestDatabase();
     const service = await startService(
-      testConfig(database),
+      // no dispatcher: its polls would add to the queries the tests count (webhooks.test.ts starts services that deliver)
+      testConfig(database, { webhooks: { dispatch: false } }),
       createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
       { quiet: true },
     );

@@ -1,0 +1,108 @@
+/**
+ * Every instance's dispatcher: it claims due deliveries from the outbox (`webhook_deliveries`, filled
+ * by the change capture in the writing transaction) with `FOR UPDATE SKIP LOCKED`, so instances never
+ * claim the same one. A claim commits at once and leases the delivery for longer than an attempt can
+ * take; the POST happens outside any transaction, then its outcome is written. A process that dies
+ * mid-attempt leaves the lease to expire, and the delivery is attempted again (same delivery id).
+ * Deliveries of an inactive subscription wait until it is active again.
+ * Failures are retried after `retryBaseMs`, doubling each time up to `retryMaxMs`, 10 attempts at most.
+ */
+import type { Knex } from 'knex';
+import type { WebhookSettings } from '../config.js';
+import type { Logger } from '../log.js';
+import { isoTimestamp } from '../fields/values.js';
+import { DELIVERY_TIMEOUT_MS, send } from './send.js';
+
+export const MAX_ATTEMPTS = 10;
+/** Deliveries one claim takes: they are attempted at once. */
+const CLAIM = 20;
+/** A claimed delivery is not claimed again before this: longer than an attempt can last. */
+const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
+
+interface Claimed {
+  id: string;
+  uuid: string;
+  event: string;
+  resource: string;
+  record_id: number;
+  data: unknown;
+  at: string;
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+/** The wait before attempt `attempts + 1`. */
+export const backoffMs = (s: Pick<WebhookSettings, 'retryBaseMs' | 'retryMaxMs'>, attempts: number): number =>
+  Math.min(s.retryMaxMs, s.retryBaseMs * 2 ** Math.min(attempts - 1, 30));
+
+export class Dispatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly settings: WebhookSettings,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.schedule();
+  }
+
+  /** Stops claiming and waits for the attempts under way (10 s at most). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.drain()
+        .catch((err: unknown) => this.log.warn({ err }, 'webhook dispatch failed'))
+        .finally(() => this.schedule());
+    }, this.settings.pollMs);
+  }
+
+  /** Claims and attempts until nothing is due. */
+  private async drain(): Promise<void> {
+    for (let batch = await this.claim(); batch.length && !this.stopped; batch = await this.claim()) {
+      await Promise.all(batch.map((d) => this.attempt(d)));
+    }
+  }
+
+  private async claim(): Promise<Claimed[]> {
+    const { rows } = (await this.db.raw(
+      `update webhook_deliveries d set attempts = d.attempts + 1, next_attempt = now() + ? * interval '1 millisecond'
+         from (select o.id from webhook_deliveries o join webhook_subscriptions a on a.id = o.subscription_id and a.active
+                where o.status = 'pending' and o.next_attempt <= now() order by o.next_attempt limit ? for update of o skip locked) due,
+              webhook_subscriptions s
+        where d.id = due.id and s.id = d.subscription_id
+        returning d.id, d.uuid, d.event, d.resource, d.record_id, d.data, ${isoTimestamp('d.at')} as at, d.attempts, s.url, s.secret`,
+      [LEASE_MS, CLAIM],
+    )) as { rows: Claimed[] };
+    return rows;
+  }
+
+  private async attempt(d: Claimed): Promise<void> {
+    const body = JSON.stringify({ event: d.event, resource: d.resource, id: d.record_id, data: d.data, at: d.at });
+    try {
+      await send({ url: d.url, secret: d.secret, event: d.event, id: d.uuid, body }, this.settings.allowPrivate);
+      await this.db('webhook_deliveries').where({ id: d.id }).update({ status: 'delivered', delivered_at: this.db.fn.now(), next_attempt: null, last_error: null });
+    } catch (err) {
+      const error = String((err as Error).message ?? err).slice(0, 1000);
+      const last = d.attempts >= MAX_ATTEMPTS;
+      await this.db('webhook_deliveries')
+        .where({ id: d.id })
+        .update({
+          status: last ? 'failed' : 'pending',
+          last_error: error,
+          next_attempt: last ? null : this.db.raw(`now() + ? * interval '1 millisecond'`, [backoffMs(this.settings, d.attempts)]),
+        });
+      this.log.info({ delivery: d.uuid, event: d.event, attempts: d.attempts, error }, last ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry');
+    }
+  }
+}

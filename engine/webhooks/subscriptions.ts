@@ -1,0 +1,92 @@
+/**
+ * `/api/webhook/subscription`: where and for which events deliveries go. `events` names
+ * `<module>.<resource>.<created|updated|deleted|state_changed>` of declared resources
+ * (`state_changed` only of those with a lifecycle); `secret` signs each delivery and is never served.
+ * Every holder of the view permission sees every subscription: they are an administrator's tool.
+ */
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/users.js';
+import { eventPrefix } from '../audit/capture-triggers.js';
+import { expectObject } from '../crud/body.js';
+import { TableList } from '../crud/table-list.js';
+import { compileBodyValidator, type BodyValidator, type createAjv } from '../crud/validator.js';
+import { FieldErrorCollector } from '../errors.js';
+import { isoTimestamp } from '../fields/values.js';
+import type { TableRoutes } from '../http/table-routes.js';
+import type { Resource } from '../registry/resource.js';
+
+export const SUBSCRIPTION_PATH = '/api/webhook/subscription';
+
+/** The event names of `resources`. */
+export function eventNames(resources: readonly Resource[]): string[] {
+  return resources.flatMap((r) => {
+    const kinds = ['created', 'updated', 'deleted', ...(r.fields.some((f) => f.spec.type === 'state') ? ['state_changed'] : [])];
+    return kinds.map((k) => `${eventPrefix(r)}.${k}`);
+  });
+}
+
+/** The request body's fields, as JSON Schema (also the OpenAPI schema's); `events` lists the event names. */
+export const subscriptionFields = (events: readonly string[]) => ({
+  url: { type: 'string', minLength: 1, maxLength: 2000, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description: 'Where deliveries are POSTed: an http or https URL.' },
+  events: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 1000,
+    items: { type: 'string', enum: events },
+    description: 'Event names, `<module>.<resource>.<created|updated|deleted|state_changed>`, e.g. `issue.issue.created`.',
+  },
+  secret: { type: 'string', minLength: 16, maxLength: 255, writeOnly: true, description: 'Key of the HMAC-SHA256 signature in `X-BMS-Signature`; never served.' },
+  active: { type: 'boolean', description: 'Inactive subscriptions get no new events (default true).' },
+});
+
+const SUBSCRIPTION_JSON = `json_build_object('id', e.id, 'url', e.url, 'events', e.events, 'active', e.active, 'created', ${isoTimestamp('e.created')},
+  'modified', ${isoTimestamp('e.modified')}, 'created_by', e.created_by)`;
+
+/** The body's JSON Schema (`required` left out when empty, as OpenAPI 3.0 asks). */
+export const subscriptionBody = (events: readonly string[], required: readonly string[]) => ({
+  type: 'object',
+  properties: subscriptionFields(events),
+  ...(required.length ? { required } : {}),
+  additionalProperties: false,
+});
+
+/** What a create and a replace must send. */
+export const REQUIRED_FIELDS = ['url', 'events', 'secret'];
+
+export function subscriptionRoutes(db: Knex, resources: readonly Resource[], ajv: ReturnType<typeof createAjv>): TableRoutes {
+  const events = eventNames(resources);
+  const validators: Record<'full' | 'partial', BodyValidator> = {
+    full: compileBodyValidator(ajv, subscriptionBody(events, REQUIRED_FIELDS)),
+    partial: compileBodyValidator(ajv, subscriptionBody(events, [])),
+  };
+  const list = new TableList(db, 'webhook_subscriptions', SUBSCRIPTION_JSON, [{ param: 'active', column: 'active', type: { type: 'boolean', description: '' }, op: 'exact' }]);
+
+  /** The body's columns, every error at once (400). */
+  const columns = (body: unknown, partial: boolean): Record<string, unknown> => {
+    const given = expectObject(body);
+    const errors = new FieldErrorCollector();
+    for (const [name, messages] of Object.entries(validators[partial ? 'partial' : 'full'](given))) for (const m of messages) errors.add(name, m);
+    errors.throwIfAny();
+    const { url, events, secret, active } = given as { url?: string; events?: string[]; secret?: string; active?: boolean };
+    const row: Record<string, unknown> = { url, events: events && [...new Set(events)], secret, active };
+    return Object.fromEntries(Object.entries(row).filter(([, v]) => v !== undefined));
+  };
+
+  return {
+    permissions: { view: 'webhook.view_subscription', add: 'webhook.add_subscription', change: 'webhook.change_subscription', delete: 'webhook.delete_subscription' },
+    list,
+    visible: () => [],
+    writes: {
+      create: async (user: Principal, body: unknown) => {
+        const [{ id }] = (await db('webhook_subscriptions').insert({ ...columns(body, false), created_by: user.id }).returning('id')) as [{ id: number }];
+        return list.detail(id, []);
+      },
+      update: async (_user: Principal, id: number, body: unknown, partial: boolean) => {
+        if ((await list.detail(id, [])) === undefined) return undefined;
+        await db('webhook_subscriptions').where({ id }).update({ ...columns(body, partial), modified: db.fn.now() });
+        return list.detail(id, []);
+      },
+      remove: async (_user: Principal, id: number) => (await db('webhook_subscriptions').where({ id }).delete()) > 0,
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The audit trail: every write, on each write path (one statement, the check path, deletes, batch
+ * actions), is recorded in its transaction with user, request id and changes; passwords never are;
+ * `/api/audit` serves it read-only, filtered, to whom may see the records.
+ */
+import { expect } from 'chai';
+import { suite } from './support/hooks.js';
+import { created, makeUser, unique } from './support/fixtures.js';
+
+const entries = async (query: string) => {
+  const res = await suite().admin.get(`/api/audit?${query}`);
+  expect(res.status, res.text).to.equal(200);
+  return res.body as any[];
+};
+
+describe('audit trail', () => {
+  it('records a create, an update with [old, new] pairs, a state change and a delete, newest first, with user and request id', async () => {
+    const { admin, adminId } = suite();
+    const tracker = await created(admin, '/api/issue/tracker', { title: unique('audited') });
+    const res = await admin.post('/api/issue/issue', { tracker_id: tracker.id, title: 'first' }, { headers: { 'X-Request-Id': 'audit-create-1' } });
+    expect(res.status, res.text).to.equal(201);
+    const id = res.body.id;
+    expect((await admin.patch(`/api/issue/issue/${id}`, { title: 'second' })).status).to.equal(200);
+    expect((await admin.patch(`/api/issue/issue/${id}`, { state: 'pending' })).status).to.equal(200);
+    expect((await admin.delete(`/api/issue/issue/${id}`)).status).to.equal(204);
+
+    const trail = await entries(`resource=issue/issue&record_id=${id}`);
+    expect(trail.map((e) => e.action)).to.deep.equal(['delete', 'update', 'update', 'create']);
+    const [deleted, moved, renamed, made] = trail;
+    expect(made).to.include({ user: adminId, resource: 'issue/issue', record_id: id, request_id: 'audit-create-1' });
+    expect(made.changes).to.include({ title: 'first', state: 'new', tracker_id: tracker.id });
+    expect(made.at).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(renamed.changes).to.deep.equal({ title: ['first', 'second'] });
+    expect(moved.changes).to.deep.equal({ state: ['new', 'pending'] });
+    expect(deleted.changes).to.include({ title: 'second', state: 'pending' });
+    expect(renamed.request_id).to.be.a('string').and.not.equal('audit-create-1');
+
+    const detail = await admin.get(`/api/audit/${renamed.id}`);
+    expect(detail.status).to.equal(200);
+    expect(detail.body).to.deep.equal(renamed);
+  });
+
+  it('records the check path (a non-superuser, hooks) and batch actions, in the same transaction as the write', async () => {
+    const { admin } = suite();
+    const writer = await makeUser({ permissions: ['issues.add_tracker', 'issues.view_tracker', 'issues.change_tracker'] });
+    const tracker = await created(writer.client, '/api/issue/tracker', { title: unique('checked'), admin_ids: [writer.id] });
+    const [entry] = await entries(`resource=issue/tracker&record_id=${tracker.id}`);
+    expect(entry).to.include({ action: 'create', user: writer.id });
+
+    const first = await created(admin, '/api/dms/folder', { title: unique('folder') });
+    const folder = await created(admin, '/api/dms/folder', { title: unique('folder') });
+    const doc = await created(admin, '/api/dms/document', { title: unique('doc'), folder_id: first.id });
+    const moved = await admin.post('/api/dms/batch_move', { document_ids: [doc.id], folder_id: folder.id });
+    expect(moved.status, moved.text).to.equal(200);
+    const [move] = await entries(`resource=dms/document&record_id=${doc.id}&action=update`);
+    expect(move.changes).to.deep.equal({ folder_id: [first.id, folder.id] });
+
+    // a refused write leaves no entry
+    const before = (await entries(`resource=dms/document&record_id=${doc.id}`)).length;
+    expect((await admin.patch(`/api/dms/document/${doc.id}`, { folder_id: 999999 })).status).to.equal(400);
+    expect(await entries(`resource=dms/document&record_id=${doc.id}`)).to.have.length(before);
+  });
+
+  it('never records a password, and filters by user, action and time', async () => {
+    const { admin, adminId } = suite();
+    const user = await makeUser();
+    expect((await admin.patch(`/api/user/${user.id}`, { password: 'another-horse-2', first_name: 'Ada' })).status).to.equal(200);
+    const trail = await entries(`resource=user&record_id=${user.id}`);
+    expect(trail.map((e) => e.action)).to.deep.equal(['update', 'create']);
+    expect(JSON.stringify(trail)).not.to.match(/password|scrypt|horse/);
+    expect(trail[0].changes).to.deep.equal({ first_name: [null, 'Ada'] });
+
+    const since = trail[1].at;
+    const mine = await entries(`user=${adminId}&action=update&at_from=${since}&resource=user`);
+    expect(mine.map((e) => e.record_id)).to.include(user.id);
+    expect(mine.every((e) => e.user === adminId && e.action === 'update' && e.at >= since)).to.equal(true);
+    expect(await entries(`record_id=${user.id}&resource=user&at_to=2000-01-01T00:00:00Z`)).to.deep.equal([]);
+  });
+
+  it('answers 400 for bad filters, 405 for writes, 403 without audit.view_entry', async () => {
+    const { admin } = suite();
+    const bad = await admin.get('/api/audit?record_id=x&action=rename&at_from=yesterday');
+    expect(bad.status).to.equal(400);
+    expect(Object.keys(bad.body).sort()).to.deep.equal(['action', 'at_from', 'record_id']);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      const path = method === 'POST' ? '/api/audit' : '/api/audit/1';
+      const res = await admin.request(method, path, { body: {} });
+      expect(res.status, `${method} ${path}`).to.equal(405);
+    }
+    const nobody = await makeUser();
+    expect((await nobody.client.get('/api/audit')).status).to.equal(403);
+  });
+
+  it('shows others only entries of records they can view now', async () => {
+    const { admin } = suite();
+    const reader = await makeUser({ permissions: ['audit.view_entry', 'issues.view_tracker'] });
+    const open = await created(admin, '/api/issue/tracker', { title: unique('open') });
+    const secret = await created(admin, '/api/issue/tracker', { title: unique('secret'), visibility: 'confidential' });
+    const seen = async (id: number) => (await reader.client.get(`/api/audit?resource=issue/tracker&record_id=${id}`)).body as any[];
+    expect(await seen(open.id)).to.have.length(1);
+    expect(await seen(secret.id)).to.deep.equal([]);
+    const [hidden] = await entries(`resource=issue/tracker&record_id=${secret.id}`);
+    expect((await reader.client.get(`/api/audit/${hidden.id}`)).status).to.equal(404);
+    // no view permission on issues: none of their entries
+    const issue = await created(admin, '/api/issue/issue', { tracker_id: open.id, title: 'not for the reader' });
+    expect((await reader.client.get(`/api/audit?resource=issue/issue&record_id=${issue.id}`)).body).to.deep.equal([]);
+  });
+
+  it('is append-only', async () => {
+    const { service } = suite();
+    let refused: unknown;
+    await service.db('audit_entries').update({ action: 'create' }).catch((err: unknown) => (refused = err));
+    expect(String(refused)).to.match(/append-only/);
+  });
+});
