@@ -105,8 +105,11 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
       if (nested) return 'A valid integer is required.';
       return (TYPE_MESSAGES[expected] ?? TYPE_MESSAGES.string!)(value);
     }
-    case 'enum':
-      return `"${typeof value === 'string' ? value : JSON.stringify(value)}" is not a valid choice.`;
+    case 'enum': {
+      // the offending value itself: an item of a list, not the whole list
+      const bad = err.data === undefined ? value : err.data;
+      return `"${typeof bad === 'string' ? bad : JSON.stringify(bad)}" is not a valid choice.`;
+    }
     case 'maxLength':
       return `Ensure this field has no more than ${String(p.limit)} characters.`;
     case 'maxItems':

@@ -2,7 +2,8 @@
  * The admin app at `/app/` (sign-in, the records of every resource, API tokens): static files from
  * `engine/http/web`, read once at start-up, and `/app/metadata.json`, which describes the declared
  * resources (engine/admin/metadata.ts) and, like the OpenAPI document, is public. All served with a
- * strict Content-Security-Policy: scripts and styles from this origin only. `/` leads to the app.
+ * the service-wide Content-Security-Policy (security-headers.ts: scripts from this origin only, no
+ * inline script). `/` leads to the app.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -29,8 +30,6 @@ function serving(type: string, body: Buffer | string) {
   const etag = createHash('sha256').update(body).digest('base64url').slice(0, 27);
   return (ctx: Context) => {
     ctx.type = type;
-    ctx.set('Content-Security-Policy', "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
-    ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cache-Control', 'no-cache');
     ctx.etag = etag;
     // `fresh` compares only for a 2xx answer
