@@ -107,8 +107,8 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
     }
     case 'enum': {
       // the offending value itself: an item of a list, not the whole list
-      const bad = err.data === undefined ? value : err.data;
-      return `"${typeof bad === 'string' ? bad : JSON.stringify(bad)}" is not a valid choice.`;
+      const bad: unknown = err.data === undefined ? value : err.data;
+      return `"${typeof bad === 'string' ? bad : shown(bad)}" is not a valid choice.`;
     }
     case 'maxLength':
       return `Ensure this field has no more than ${String(p.limit)} characters.`;
@@ -124,6 +124,15 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
       return FORMAT_MESSAGES[String(p.format)] ?? 'Invalid value.';
     default:
       return err.message ?? 'Invalid value.';
+  }
+}
+
+/** A value as JSON for a message; one nested deeper than JSON.stringify can go is named by its type. */
+function shown(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return Array.isArray(value) ? 'list' : typeof value;
   }
 }
 

@@ -123,7 +123,8 @@ const malformedBody: fc.Arbitrary<BodyPlan> = fc.oneof(
   fc.constantFrom('{', '{"a":', '{"a" 1}', "{'a':1}", '{"a":1,}', '{"a":1}}', '{"a":01}', '{"a":NaN}', '{"a":undefined}', '\u0000', '{"a":"\\ud800"', '{"a":"\\x41"}', '[', 'nul', '{"a":1}garbage').map((text) => ({ text })),
   fc.constantFrom('[]', '1', '"x"', 'null', 'true', '[{}]', '1e999', '"{}"').map((text) => ({ text })),
   fc.tuple(fc.constantFrom(1_000, 100_000), fc.boolean()).map(([d, o]) => ({ text: deepJson(d, o) })),
-  fc.constantFrom([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d], [0xfe, 0xff, 0x00, 0x7b, 0x00, 0x7d], [0x7b, 0x22, 0xc0, 0x80, 0x22, 0x3a, 0x31, 0x7d], [0xef, 0xbb, 0xbf, 0x7b, 0x7d]).map((bytes) => ({ bytes })),
+  // (a UTF-8 byte order mark before valid JSON is not here: RFC 8259 lets a parser ignore it, and this one does)
+  fc.constantFrom([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d], [0xfe, 0xff, 0x00, 0x7b, 0x00, 0x7d], [0x7b, 0x22, 0xc0, 0x80, 0x22, 0x3a, 0x31, 0x7d]).map((bytes) => ({ bytes })),
 );
 
 /** Property names a body must refuse: unknown, prototype members, odd text. */
