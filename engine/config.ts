@@ -53,6 +53,8 @@ export interface ServerConfig extends DatabaseConfig {
   replicaUrls?: string[];
   /** How often a replica marked down is tried again, in milliseconds. */
   replicaRetryMs?: number;
+  /** MCP_WRITE_ENABLED: `/mcp` offers create_record and update_record. */
+  mcpWriteEnabled?: boolean;
 }
 
 export interface Config extends ServerConfig {
@@ -110,6 +112,7 @@ const SERVER = {
   WEB_CONCURRENCY: workerCount({ default: 1, desc: `a number of worker processes from 1 to ${MAX_WORKERS}` }),
   DATABASE_REPLICA_URLS: postgresUrls({ default: undefined, desc: 'PostgreSQL URLs separated by commas' }),
   REPLICA_RETRY_MS: replicaRetry({ default: 5000, desc: 'a whole number of milliseconds from 100 to 3600000' }),
+  MCP_WRITE_ENABLED: bool({ default: false, desc: 'true or false' }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
@@ -182,6 +185,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: e.WEB_CONCURRENCY,
     replicaUrls: e.DATABASE_REPLICA_URLS,
     replicaRetryMs: e.REPLICA_RETRY_MS,
+    mcpWriteEnabled: e.MCP_WRITE_ENABLED,
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(

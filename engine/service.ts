@@ -85,7 +85,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
   if (!opts.prepared) await prepare(db, config, opts.quiet ?? false);
   const changes = await listenForPrincipalChanges(db, config.databaseUrl, principals, log);
   const reads = readRouting(db, config, log);
-  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy, maxListRows: config.maxListRows, principals, reads });
+  const app = createApp({ db, registry, log, secureCookies: config.secureCookies, trustProxy: config.trustProxy, maxListRows: config.maxListRows, principals, reads, mcpWriteEnabled: config.mcpWriteEnabled });
   const server = http.createServer(app.koa.callback());
   server.on('clientError', answerClientError);
   // idle connections outlive the clients' and load balancers' (~60 s), so the server never

@@ -1,6 +1,6 @@
 /**
  * The Koa application: request log → error rendering → path conventions → health → public
- * endpoints → the route table (authentication, then the route) → 404. Everything is built once
+ * endpoints (and `/mcp`, which checks its token itself) → the route table (authentication, then the route) → 404. Everything is built once
  * from the registry.
  */
 import Koa from 'koa';
@@ -21,6 +21,7 @@ import { mountBatch } from './batch-routes.js';
 import { mountFavicon } from './favicon.js';
 import { mountHealth } from './health.js';
 import { IdempotentPosts } from './idempotency.js';
+import { mountMcp } from '../mcp/server.js';
 import { mountSchema } from '../openapi/routes.js';
 import { redirectDeprecated, stripTrailingSlash } from './paths.js';
 import { renderErrors } from './render-errors.js';
@@ -42,6 +43,8 @@ export interface Services {
   principals?: PrincipalCache;
   /** Where GET lists and details read (read replicas); default: `db`. */
   reads?: ReadRouting;
+  /** MCP_WRITE_ENABLED: the MCP tools include create_record and update_record. */
+  mcpWriteEnabled?: boolean;
 }
 
 export interface App {
@@ -49,7 +52,7 @@ export interface App {
   services: Map<string, ResourceService>;
 }
 
-export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows, principals = new PrincipalCache(0), reads }: Services): App {
+export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows, principals = new PrincipalCache(0), reads, mcpWriteEnabled = false }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
@@ -64,7 +67,9 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   mountSchema(publicRouter, registry, services);
 
   const session = sessionMiddleware(koa, db, secureCookies);
-  const authenticate = authenticator(db, new TokenAuthenticator(db, principals), session);
+  const tokens = new TokenAuthenticator(db, principals);
+  const authenticate = authenticator(db, tokens, session);
+  mountMcp(publicRouter, services.values(), tokens, mcpWriteEnabled);
   const routes = new RouteTable();
   mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies, session });
   const idempotent = new IdempotentPosts(db);
