@@ -48,6 +48,19 @@ describe('MCP server (/mcp)', () => {
     expect(await res.json()).to.deep.equal({ detail: 'Authentication credentials were not provided.' });
   });
 
+  it('answers a plain JSON-RPC POST that accepts JSON only, as curl would send it', async () => {
+    const { admin } = suite();
+    const res = await fetch(new URL('/mcp', admin.baseUrl), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Token ${admin.token!}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+    });
+    expect(res.status).to.equal(200);
+    const body = (await res.json()) as { id: number; result: { tools: { name: string }[] } };
+    expect([body.id, body.result.tools.map((t) => t.name)]).to.deep.equal([7, ['describe_resources', 'list_records', 'get_record']]);
+    expect((await fetch(new URL('/mcp', admin.baseUrl), { headers: { Authorization: `Token ${admin.token!}` } })).status).to.equal(405);
+  });
+
   it('lists the read tools, the reachable resources as an enum, without users, groups or salaries', async () => {
     const { admin } = suite();
     const client = await connect(admin.baseUrl, admin.token!);

@@ -36,6 +36,8 @@ export function mountMcp(router: Router, services: Iterable<ResourceService>, to
     const key = tokenKeyOf(ctx.get('Authorization') || undefined);
     if (key === undefined) throw notAuthenticated();
     const user = await tokens.authenticate(key);
+    // answers are always JSON (no event stream), so a client that takes JSON is served, whatever else it lists
+    if (ctx.accepts('application/json')) ctx.req.headers.accept = 'application/json, text/event-stream';
     const server = serverFor(user);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;

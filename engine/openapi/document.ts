@@ -9,6 +9,7 @@ import { authPaths } from './auth-paths.js';
 import { batchPaths } from './batch-paths.js';
 import { deprecatedTwins } from './deprecated-paths.js';
 import { docsPaths } from './docs-paths.js';
+import { mcpPaths } from './mcp-paths.js';
 import { readSchema, requestSchema, schemaNames } from './resource-schemas.js';
 import { resourcePaths } from './resource-paths.js';
 import * as shared from './shared.js';
@@ -35,6 +36,7 @@ function tags(registry: Registry): { name: string; description: string }[] {
     ...[...modules].map(([name, titles]) => ({ name, description: `The ${name} module: ${titles.join(', ')}.` })),
     { name: 'auth', description: 'Sign-in sessions and API tokens.' },
     { name: 'schema', description: 'This document and its interactive documentation.' },
+    { name: 'mcp', description: 'The Model Context Protocol endpoint for agents.' },
   ];
 }
 
@@ -63,6 +65,7 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
     merge(paths, part.paths);
   }
   merge(paths, docsPaths());
+  merge(paths, mcpPaths());
   merge(paths, deprecatedTwins(paths, registry.redirects));
   return {
     openapi: '3.0.3',
