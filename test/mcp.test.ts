@@ -68,7 +68,9 @@ describe('MCP server (/mcp)', () => {
     expect(tools.map((t) => t.name)).to.deep.equal(['describe_resources', 'list_records', 'get_record']);
     const keys = (tools[1]!.inputSchema.properties!.resource as { enum: string[] }).enum;
     expect(keys).to.include.members(['bot/aimodel', 'bot/chatspace']);
-    expect(keys).to.not.include.members(['user', 'customgroup', 'organisation/salary']);
+    for (const hidden of ['user', 'customgroup', 'organisation/salary']) expect(keys).to.not.include(hidden);
+    const filters = tools[1]!.inputSchema.properties!.filters as { propertyNames: { enum: string[] } };
+    expect(filters.propertyNames.enum).to.include.members(['provider', 'uuid', 'created_after']);
   });
 
   it('describes, lists with a filter and gets a record; refuses an unknown filter with a tool error', async () => {

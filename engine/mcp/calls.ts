@@ -23,6 +23,11 @@ function argument<T>(args: Args, name: string, holds: (v: unknown) => v is T, me
   if (!holds(value)) throw invalid(name, message);
   return value;
 }
+function required<T>(args: Args, name: string, holds: (v: unknown) => v is T, message: string): T {
+  const value = argument(args, name, holds, message);
+  if (value === undefined) throw invalid(name, 'This field is required.');
+  return value;
+}
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isObject = (v: unknown): v is Args => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 2147483647;
@@ -45,11 +50,11 @@ export class ToolCalls {
   }
 
   private static id(args: Args): number {
-    return argument(args, 'id', isId, 'A record id is a whole number from 1.') ?? (() => { throw invalid('id', 'This field is required.'); })();
+    return required(args, 'id', isId, 'A record id is a whole number from 1.');
   }
 
   private static values(args: Args): Args {
-    return argument(args, 'values', isObject, 'Expected an object of field values.') ?? (() => { throw invalid('values', 'This field is required.'); })();
+    return required(args, 'values', isObject, 'Expected an object of field values.');
   }
 
   private describe(args: Args, user: Principal): string {

@@ -20,7 +20,7 @@ const SERVER_INFO = { name: 'bms-api', version: '1.0.0' };
 
 export function mountMcp(router: Router, services: Iterable<ResourceService>, tokens: TokenAuthenticator, writes: boolean): void {
   const within = reachable(services);
-  const tools = toolDefinitions([...within.keys()], writes);
+  const tools = toolDefinitions(within, writes);
   const calls = new ToolCalls(within, writes);
 
   const serverFor = (user: Principal): Server => {

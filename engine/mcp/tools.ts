@@ -14,8 +14,10 @@ export const MAX_LIST_LIMIT = 100;
 
 const object = (properties: Record<string, object>, required: string[]): Tool['inputSchema'] => ({ type: 'object', properties, required, additionalProperties: false });
 
-export function toolDefinitions(keys: string[], writes: boolean): Tool[] {
-  const resource = { type: 'string', enum: keys, description: 'Resource key, as describe_resources lists it.' };
+export function toolDefinitions(within: ReadonlyMap<string, ResourceService>, writes: boolean): Tool[] {
+  const resource = { type: 'string', enum: [...within.keys()], description: 'Resource key, as describe_resources lists it.' };
+  // every resource's filter names; which belong to which, describe_resources says
+  const filterNames = [...new Set([...within.values()].flatMap((s) => s.filters.map((f) => f.param)))].sort();
   const id = { type: 'integer', minimum: 1, description: 'Record id.' };
   const values = { type: 'object', description: 'Field values as the REST API takes them (relations by their write name, e.g. `x_id`, `x_ids`).' };
   const read: Tool[] = [
@@ -31,7 +33,7 @@ export function toolDefinitions(keys: string[], writes: boolean): Tool[] {
       inputSchema: object(
         {
           resource,
-          filters: { type: 'object', additionalProperties: { type: 'string' }, description: 'Filter parameter → value, with the names describe_resources lists (e.g. {"status": "active"}).' },
+          filters: { type: 'object', propertyNames: { enum: filterNames }, additionalProperties: { type: 'string' }, description: 'Filter parameter → value, with the names describe_resources lists (e.g. {"status": "active"}).' },
           search: { type: 'string', description: 'Text searched in the resource\'s search fields.' },
           ordering: { type: 'string', description: 'Comma-separated orderable fields, `-` for descending (e.g. "-created").' },
           limit: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT, default: 20, description: 'The most records returned.' },
