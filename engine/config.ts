@@ -59,6 +59,8 @@ export interface ServerConfig extends DatabaseConfig {
   shutdownTimeoutMs?: number;
   /** Webhook delivery (engine/webhooks); unset parts take `DEFAULT_WEBHOOKS`. */
   webhooks?: Partial<WebhookSettings>;
+  /** MCP_WRITE_ENABLED: `/mcp` offers create_record and update_record. */
+  mcpWriteEnabled?: boolean;
 }
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -147,6 +149,7 @@ const SERVER = {
   WEBHOOK_POLL_MS: pollInterval({ default: DEFAULT_WEBHOOKS.pollMs, desc: 'a whole number of milliseconds from 10 to 3600000' }),
   WEBHOOK_RETRY_BASE_MS: milliseconds({ default: DEFAULT_WEBHOOKS.retryBaseMs, desc: 'a whole number of milliseconds' }),
   WEBHOOK_RETRY_MAX_MS: milliseconds({ default: DEFAULT_WEBHOOKS.retryMaxMs, desc: 'a whole number of milliseconds' }),
+  MCP_WRITE_ENABLED: bool({ default: false, desc: 'true or false' }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
@@ -228,6 +231,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
       retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,
     },
+    mcpWriteEnabled: e.MCP_WRITE_ENABLED,
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(

@@ -101,6 +101,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     principals,
     reads,
     corsOrigins: config.corsOrigins,
+    mcpWriteEnabled: config.mcpWriteEnabled,
   });
   const server = http.createServer(app.koa.callback());
   server.on('clientError', answerClientError);

@@ -113,6 +113,8 @@ export const salary = defineResource({
   deprecatedPaths: ['/api/salary'],
   title: 'Employment terms (Anstellungsverhältnis)',
   description: 'The terms of an employment relationship for a period: degree, target hours, vacation and salary.',
+  // pay is personal: not for agents
+  mcp: false,
   fields: {
     valid_from: field.date({ required: true, description: 'First day these terms apply.' }),
     valid_to: field.date({ description: 'Last day these terms apply; null = open-ended.' }),

@@ -8,6 +8,8 @@ export const user = defineResource({
   table: 'users',
   title: 'User',
   description: 'A person who signs in. Permissions come from groups; superusers hold all.',
+  // credentials and permissions stay out of an agent's reach
+  mcp: false,
   fields: {
     username: field.string({ maxLength: 150, required: true, unique: true, filter: true, search: true, description: 'Unique sign-in name.' }),
     email: field.email({ maxLength: 254, search: true, description: 'E-mail address.' }),
@@ -35,6 +37,7 @@ export const customgroup = defineResource({
   table: 'groups',
   title: 'Group',
   description: 'A group of users; its permissions are granted to every member.',
+  mcp: false,
   fields: {
     name: field.string({ maxLength: 150, required: true, unique: true, filter: true, search: true, description: 'Unique group name.' }),
     permissions: field.permissions({ description: 'Permission names (`app.action_model`) granted to the members.' }),

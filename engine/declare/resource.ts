@@ -101,6 +101,8 @@ export interface ResourceDeclaration<
    * The first is where they start: an initial state.
    */
   readonly exampleStates?: { readonly [N in keyof F]?: readonly string[] };
+  /** false: out of the MCP tools' reach (`/mcp` neither describes, lists, reads nor writes it); default true. */
+  readonly mcp?: boolean;
 }
 
 export function defineResource<

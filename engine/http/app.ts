@@ -1,7 +1,7 @@
 /**
  * The Koa application: request log → error rendering → security headers and CORS → path
- * conventions → health → public endpoints → the route table (authentication, then the route) →
- * 404. Everything is built once from the registry.
+ * conventions → health → public endpoints (and `/mcp`, which checks its token itself) → the route
+ * table (authentication, then the route) → 404. Everything is built once from the registry.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -21,6 +21,7 @@ import { mountBatch } from './batch-routes.js';
 import { mountFavicon } from './favicon.js';
 import { mountHealth } from './health.js';
 import { IdempotentPosts } from './idempotency.js';
+import { mountMcp } from '../mcp/server.js';
 import { mountSchema } from '../openapi/routes.js';
 import { redirectDeprecated, stripTrailingSlash } from './paths.js';
 import { renderErrors } from './render-errors.js';
@@ -49,6 +50,8 @@ export interface Services {
   reads?: ReadRouting;
   /** CORS_ORIGINS: origins whose scripts may call the API. */
   corsOrigins?: readonly string[];
+  /** MCP_WRITE_ENABLED: the MCP tools include create_record and update_record. */
+  mcpWriteEnabled?: boolean;
 }
 
 export interface App {
@@ -56,7 +59,18 @@ export interface App {
   services: Map<string, ResourceService>;
 }
 
-export function createApp({ db, registry, log, secureCookies = false, trustProxy = false, maxListRows, principals = new PrincipalCache(0), reads, corsOrigins = [] }: Services): App {
+export function createApp({
+  db,
+  registry,
+  log,
+  secureCookies = false,
+  trustProxy = false,
+  maxListRows,
+  principals = new PrincipalCache(0),
+  reads,
+  corsOrigins = [],
+  mcpWriteEnabled = false,
+}: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
@@ -71,7 +85,9 @@ export function createApp({ db, registry, log, secureCookies = false, trustProxy
   mountSchema(publicRouter, registry, services);
 
   const session = sessionMiddleware(koa, db, secureCookies);
-  const authenticate = authenticator(db, new TokenAuthenticator(db, principals), session);
+  const tokens = new TokenAuthenticator(db, principals);
+  const authenticate = authenticator(db, tokens, session);
+  mountMcp(publicRouter, services.values(), tokens, mcpWriteEnabled);
   const routes = new RouteTable();
   mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies, session });
   const idempotent = new IdempotentPosts(db);

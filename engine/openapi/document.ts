@@ -10,6 +10,7 @@ import { batchPaths } from './batch-paths.js';
 import { deprecatedTwins } from './deprecated-paths.js';
 import { docsPaths } from './docs-paths.js';
 import { FEATURE_TAGS, featurePaths } from './feature-paths.js';
+import { mcpPaths } from './mcp-paths.js';
 import { readSchema, requestSchema, schemaNames } from './resource-schemas.js';
 import { resourcePaths } from './resource-paths.js';
 import * as shared from './shared.js';
@@ -37,6 +38,7 @@ function tags(registry: Registry): { name: string; description: string }[] {
     { name: 'auth', description: 'Sign-in sessions and API tokens.' },
     ...FEATURE_TAGS,
     { name: 'schema', description: 'This document and its interactive documentation.' },
+    { name: 'mcp', description: 'The Model Context Protocol endpoint for agents.' },
   ];
 }
 
@@ -65,6 +67,7 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
     merge(paths, part.paths);
   }
   merge(paths, docsPaths());
+  merge(paths, mcpPaths());
   merge(paths, deprecatedTwins(paths, registry.redirects));
   return {
     openapi: '3.0.3',

@@ -1,0 +1,51 @@
+/**
+ * `/mcp`: the Model Context Protocol over stateless streamable HTTP. The caller's token is checked
+ * with the API's own token authentication first; then each request gets a fresh server and
+ * transport (no session to keep), which answer on the raw Node request and response.
+ */
+import type Router from '@koa/router';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ResourceService } from '../crud/service.js';
+import { methodNotAllowed, notAuthenticated } from '../errors.js';
+import { tokenKeyOf, type TokenAuthenticator } from '../auth/token-auth.js';
+import type { Principal } from '../auth/users.js';
+import { ToolCalls } from './calls.js';
+import { reachable, toolDefinitions } from './tools.js';
+
+export const MCP_PATH = '/mcp';
+
+const SERVER_INFO = { name: 'bms-api', version: '1.0.0' };
+
+export function mountMcp(router: Router, services: Iterable<ResourceService>, tokens: TokenAuthenticator, writes: boolean): void {
+  const within = reachable(services);
+  const tools = toolDefinitions(within, writes);
+  const calls = new ToolCalls(within, writes);
+
+  const serverFor = (user: Principal): Server => {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+    server.setRequestHandler(CallToolRequestSchema, (request) => calls.call(request.params.name, request.params.arguments ?? {}, user));
+    return server;
+  };
+
+  // stateless: no session, so no server-sent stream to open (GET) or end (DELETE)
+  router.all(MCP_PATH, async (ctx) => {
+    if (ctx.method !== 'POST') throw methodNotAllowed(ctx.method, ['POST']);
+    const key = tokenKeyOf(ctx.get('Authorization') || undefined);
+    if (key === undefined) throw notAuthenticated();
+    const user = await tokens.authenticate(key);
+    // answers are always JSON (no event stream), so a client that takes JSON is served, whatever else it lists
+    if (ctx.accepts('application/json')) ctx.req.headers.accept = 'application/json, text/event-stream';
+    const server = serverFor(user);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    ctx.respond = false;
+    ctx.res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(ctx.req, ctx.res);
+  });
+}
