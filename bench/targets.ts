@@ -4,6 +4,7 @@
  * listens. The log is read and dropped, as a log collector would.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +35,18 @@ function freePort(): Promise<number> {
   });
 }
 
+function keepLog(child: ChildProcess): void {
+  const file = process.env.BENCH_SERVICE_LOG;
+  if (!file) {
+    child.stdout!.resume();
+    child.stderr!.resume();
+    return;
+  }
+  const log = fs.createWriteStream(file, { flags: 'a' });
+  child.stdout!.pipe(log, { end: false });
+  child.stderr!.pipe(log, { end: false });
+}
+
 /** Resolves once `workers` distinct pids have logged `listening`; rejects with what it printed if it exits first or takes too long. */
 function ready(child: ChildProcess, kind: TargetKind, workers: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -50,9 +63,9 @@ function ready(child: ChildProcess, kind: TargetKind, workers: number): Promise<
       clearTimeout(timer);
       child.off('exit', onExit);
       child.stdout!.off('data', watch);
-      // from now on the log is drained and dropped (stderr too: errors show as error counts)
-      child.stdout!.resume();
-      child.stderr!.resume();
+      // from now on the log is drained and dropped (stderr too: errors show as error counts),
+      // or kept in BENCH_SERVICE_LOG to find out why a request failed
+      keepLog(child);
       resolve();
     };
     child.stdout!.on('data', watch);
