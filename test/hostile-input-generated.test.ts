@@ -15,8 +15,8 @@ import { loadRegistry } from '../engine/registry/registry.js';
 import { contractProblems, type Answer } from './support/contract-answers.js';
 import { makeUser } from './support/fixtures.js';
 import { suite } from './support/hooks.js';
-import { collectionOf, materialise, plans, type Mode, type Plan, type Sendable, type Targets } from './support/hostile-requests.js';
-import { operations, requestSchemaOf, servedDocument } from './support/openapi-document.js';
+import { collectionOf, contractOperations, materialise, plans, type Mode, type Plan, type Sendable, type Targets } from './support/hostile-requests.js';
+import { requestSchemaOf, servedDocument } from './support/openapi-document.js';
 import { referencesOf, SchemaSamples } from './support/openapi-samples.js';
 import { inPool } from './support/pool.js';
 import { changedTables, TableFingerprint } from './support/table-fingerprint.js';
@@ -65,7 +65,7 @@ describe('hostile input, generated from the OpenAPI document', function () {
     const collections = Object.keys(doc.paths).filter((p) => doc.paths[p]!.post && doc.paths[`${p}/{id}`] && !doc.paths[p]!.post.deprecated && p !== '/api/auth/tokens');
     await inPool(collections, 4, async (c) => void records.set(c, await samples.parent(c)));
     // and every record a sample body names, so that the batches create none
-    const writes = operations(doc).filter((o) => requestSchemaOf(doc, o.op));
+    const writes = contractOperations(doc).filter((o) => requestSchemaOf(doc, o.op));
     await inPool(writes, 4, async (o) => void (await samples.body(collectionOf(o.path), requestSchemaOf(doc, o.op)!)));
     records.set(collectionOf('/api/auth/tokens/{id}'), ((await service.db('api_tokens').where({ user_id: user.id }).first('id')) as { id: number }).id);
     targets = { records, token: user.token, samples };
@@ -85,7 +85,7 @@ describe('hostile input, generated from the OpenAPI document', function () {
   function problemsOf(batch: Plan[], requests: Sendable[], answers: Answer[]): string[] {
     return answers.flatMap((answer, i) => {
       const plan = batch[i]!;
-      const deprecated = Boolean(operations(doc)[plan.op]!.op.deprecated);
+      const deprecated = Boolean(contractOperations(doc)[plan.op]!.op.deprecated);
       const problems = contractProblems(answer);
       if (deprecated && answer.status !== 301) problems.push('a deprecated path not answered 301');
       else if (!deprecated && plan.refusing && answer.status < 400) problems.push(`a request that must be refused answered ${answer.status}`);

@@ -10,19 +10,12 @@ import type pg from 'pg';
 import { DEFAULT_BOUNDS, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { silenceBoundedClient } from './silent-server.js';
 import { LEFT_UNREAD } from './text-pieces.js';
 
 type ClientClass = typeof knexFactory.Client;
 
 /** A server that does not answer fails a connection after this long instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;
-/**
- * How much longer than statement_timeout a server may stay silent before its connection is
- * dropped: a server that works answers (with the statement's cancellation) well within it.
- */
-const SILENCE_GRACE_MS = 2_000;
-
 // a failed acquire also rejects the query that asked for it, which reports it; knex would add its
 // stack on stdout, among the JSON log lines. A connection that broke is replaced, and a request
 // that met the break reports it, so knex's note on discarding it adds nothing; nor does one closed on purpose.
@@ -110,7 +103,7 @@ export function connect(config: DatabaseConfig, listen?: Listen): Knex {
     };
     return knexFactory({
       // a frozen server enforces no statement_timeout: the client bounds its silence instead
-      client: bounds.statementTimeoutMs ? silenceBoundedClient(bounds.statementTimeoutMs + SILENCE_GRACE_MS) : 'pg',
+      client: 'pg',
       connection: connection as Knex.PgConnectionConfig,
       pool: {
         min: 0,

@@ -194,9 +194,12 @@ function planFor(doc: Document, ops: DocumentedOperation[], index: number, mode:
   });
 }
 
+/** The operations that answer in the contract's error shapes: `/mcp` speaks JSON-RPC, whose errors have their own (test/mcp.test.ts). */
+export const contractOperations = (doc: Document): DocumentedOperation[] => operations(doc).filter((o) => !o.op.tags?.includes('mcp'));
+
 /** One arbitrary of plans over every documented operation, each equally likely. */
 export function plans(doc: Document, mode: Mode, targets: Targets): fc.Arbitrary<Plan> {
-  const ops = operations(doc);
+  const ops = contractOperations(doc);
   return fc.integer({ min: 0, max: ops.length - 1 }).chain((i) => planFor(doc, ops, i, mode, targets));
 }
 
@@ -210,7 +213,7 @@ function jsonText(value: unknown): string {
 
 /** The request a plan stands for (a sample body may create the records it names, once). */
 export async function materialise(doc: Document, plan: Plan, targets: Targets): Promise<Sendable> {
-  const o = operations(doc)[plan.op]!;
+  const o = contractOperations(doc)[plan.op]!;
   const id = plan.id ?? String(targets.records.get(collectionOf(o.path)) ?? 1);
   const url = `${o.path.replace('{id}', id)}${plan.slash ? '/' : ''}${plan.query ? `?${plan.query}` : ''}`;
   const headers: Record<string, string> = { ...plan.headers };
