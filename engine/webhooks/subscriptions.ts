@@ -86,7 +86,7 @@ export function subscriptionRoutes(db: Knex, resources: readonly Resource[], ajv
         await db('webhook_subscriptions').where({ id }).update({ ...columns(body, partial), modified: db.fn.now() });
         return list.detail(id, []);
       },
-      remove: async (_user: Principal, id: number) => (await db('webhook_subscriptions').where({ id }).delete()) > 0,
+      remove: async (_user: Principal, id: number) => (await db('webhook_subscriptions').where({ id }).delete().returning('id')).length > 0,
     },
   };
 }
