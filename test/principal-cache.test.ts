@@ -10,6 +10,7 @@ import knexFactory, { type Knex } from 'knex';
 import { LISTENER_NAME } from '../engine/auth/principal-changes.js';
 import { createToken } from '../engine/auth/tokens.js';
 import { Client } from './support/client.js';
+import { describeWithServer } from './support/database.js';
 import { suite } from './support/hooks.js';
 import { unique, created } from './support/fixtures.js';
 import { startServiceProcess, type ServiceProcess } from './support/processes.js';
@@ -139,12 +140,10 @@ describe('principal cache', () => {
     behaves(() => suite().service.url, true);
   });
 
-  describe('in another instance on the same database: as soon as the notification arrives', function () {
+  describeWithServer('in another instance on the same database: as soon as the notification arrives', 'the embedded database serves one process', function () {
     this.timeout(120_000);
     let other: ServiceProcess | undefined;
-    before(async function () {
-      // the embedded database serves one process
-      if (!suite().database.databaseUrl) this.skip();
+    before(async () => {
       other = await startServiceProcess(suite().database, { PRINCIPAL_CACHE_MS: '60000' });
     });
     after(async () => {
@@ -154,11 +153,10 @@ describe('principal cache', () => {
     behaves(() => other!.url, false);
   });
 
-  describe('while the connection listening for changes is down', function () {
+  describeWithServer('while the connection listening for changes is down', 'it refuses connections to a server database', function () {
     this.timeout(120_000);
-    it('serves nothing from the cache, and uses it again once the connection is back', async function () {
+    it('serves nothing from the cache, and uses it again once the connection is back', async () => {
       const { database, admin } = suite();
-      if (!database.databaseUrl) this.skip();
       const tracker = await created(admin, '/api/issue/tracker', { title: unique('listener') });
       /** Queries of a detail asked right after another: 1 while the cache serves the principal. */
       const secondDetail = async () => {
