@@ -5,6 +5,9 @@
 import http from 'node:http';
 import { expect } from 'chai';
 import { suite } from './support/hooks.js';
+import { textPieces } from '../engine/storage/text-pieces.js';
+import { describeWithServer } from './support/database.js';
+import { within } from './support/wait.js';
 
 const PATH = '/api/glossar/entry';
 /** Records of about 7 kB each: the list is longer than the read-ahead budget (8 MiB), so it streams. */
@@ -105,7 +108,48 @@ describe('list streaming', () => {
     expect(detail.status).to.equal(200);
     expect(Date.now() - started).to.be.below(5_000);
     const pool = (service.db.client as { pool: { numUsed(): number } }).pool;
-    await new Promise((r) => setTimeout(r, 200));
-    expect(pool.numUsed(), 'connections still held').to.equal(0);
+    expect(await within(5_000, async () => pool.numUsed() === 0), 'connections still held').to.equal(true);
+  });
+
+  it('gives the connection back after a HEAD of a streamed list, whose body is never read', async function () {
+    this.timeout(60_000);
+    const { admin, service } = suite();
+    const table = service.app.services.get('glossar/entry')!.resource.table;
+    // past the head PostgreSQL joins (10,000 records), 20 MB more: far more than the socket buffers
+    // take, so the statement cannot end unless the unread body lets it go
+    await service.db.raw(
+      `insert into ?? (title, description, created_by) select 'headed ' || n, case when n > 10000 then repeat('long text ', 700) else 'short' end, ? from generate_series(1, 13000) n`,
+      [table, suite().adminId],
+    );
+    try {
+      const pool = (service.db.client as { pool: { numUsed(): number } }).pool;
+      for (let i = 0; i < 3; i++) {
+        const head = await fetch(`${service.url}${PATH}?search=headed&ordering=id`, { method: 'HEAD', headers: { Authorization: `Token ${admin.token!}` } });
+        expect(head.status).to.equal(200);
+      }
+      expect(await within(5_000, async () => pool.numUsed() === 0), 'connections still held').to.equal(true);
+    } finally {
+      await service.db(table).where('title', 'like', 'headed %').delete();
+    }
+  });
+
+
+});
+
+describeWithServer('text pieces read from the wire', 'reads pg protocol messages of a server connection', () => {
+  it('hands its connection back readable when the rows that paused the socket came with the end of the statement', async function () {
+    this.timeout(30_000);
+    const { db } = suite().service;
+    // a first piece for the reader, then 2 MB it does not read yet: the socket pauses on the chunk
+    // that also holds the statement's end, and the connection goes back to the pool then
+    const pieces = textPieces(db, { sql: "select repeat('a', 70000) union all select repeat('b', 2000000)", bindings: [] })[Symbol.asyncIterator]();
+    expect((await pieces.next()).value).to.have.length(70000);
+    const pool = (db.client as { pool: { numUsed(): number; numFree(): number } }).pool;
+    expect(await within(5_000, async () => pool.numUsed() === 0), 'the statement ended').to.equal(true);
+    const free = pool.numFree();
+    const answers = await Promise.all(Array.from({ length: free }, () => db.raw('select 1').timeout(2_000).then(() => true, () => false)));
+    expect(answers, 'every pooled connection answers').to.deep.equal(Array(free).fill(true));
+    expect((await pieces.next()).value).to.have.length(2000000);
+    expect((await pieces.next()).done).to.equal(true);
   });
 });

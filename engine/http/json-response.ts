@@ -34,7 +34,11 @@ export async function sendJsonArray(ctx: Context, pieces: AsyncIterable<string>,
     ctx.body = jsonArray(head.texts);
     return;
   }
-  ctx.body = Readable.from(rest(iterator, `[${head.texts.join(',')}`), { objectMode: false });
+  const body = Readable.from(rest(iterator, `[${head.texts.join(',')}`), { objectMode: false });
+  // a body never read (HEAD, a client gone before the first byte) never starts the generator, so its
+  // finally would not run: the stream's end lets the statement and its connection go in every case
+  body.once('close', () => void iterator.return?.());
+  ctx.body = body;
 }
 
 /** `[texts joined by commas]`, encoded once into a buffer of its exact size (no joined copy, no second pass to measure it). */

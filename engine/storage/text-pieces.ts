@@ -99,6 +99,8 @@ class TextRowsQuery extends pg.Query {
   private settle(): void {
     if (this.ended) return;
     this.ended = true;
+    // the last rows may have paused the socket: a connection handed back paused would never read its next answer
+    this.socket?.resume();
     this.socket = undefined;
     if (this.waiting) this.next().then(this.waiting, this.failed);
     this.waiting = this.failed = undefined;
