@@ -32,7 +32,7 @@ export interface Attempt {
   retryAfter: number;
 }
 
-/** Counts an attempt as a failure under each of its keys; says how long to wait when a count is past its limit. */
+/** Counts an attempt as a failure under each of its keys (first, so no burst gets past a limit); says how long to wait when a count is past its limit. */
 export async function beginAttempt(db: Knex, username: string, address: string): Promise<Attempt> {
   const keys = keysOf(username, address);
   const expired = `login_failures.window_start < now() - interval '${WINDOW_SECONDS} seconds'`;
@@ -50,6 +50,9 @@ export async function beginAttempt(db: Knex, username: string, address: string):
     const kind = (Object.keys(keys) as Kind[]).find((k) => keys[k] === row.key)!;
     if (row.failures > LIMITS[kind]) retryAfter = Math.max(retryAfter, row.remaining, 1);
   }
+  // a refused attempt checks no password, so it is no failure: counted, it would let one address's
+  // refused guesses run up the username's count and lock its owner out from everywhere
+  if (retryAfter > 0) await db.raw('update login_failures set failures = greatest(failures - 1, 0) where key = any(?::text[])', [Object.values(keys)]);
   return { keys, retryAfter };
 }
 
