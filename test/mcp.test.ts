@@ -154,6 +154,8 @@ describe('MCP server (/mcp)', () => {
         expect(changed.body.provider).to.equal('changed');
         const rest = new Client(svc.url, token);
         expect((await rest.get(`/api/bot/aimodel/${made.body.id}`)).body.provider).to.equal('changed');
+        const audited = (await rest.get(`/api/audit?resource=bot/aimodel&record_id=${made.body.id}`)).body as { action: string; user: number | null }[];
+        expect(audited.map((e) => [e.action, e.user]), 'recorded as the caller\'s, as a REST write is').to.deep.equal([['update', adminId], ['create', adminId]]);
 
         const invalid = { name: '', provider: 'mcp', context_window: 0 };
         const refused = await call(client, 'create_record', { resource: 'bot/aimodel', values: invalid });

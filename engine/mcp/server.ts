@@ -7,6 +7,7 @@ import type Router from '@koa/router';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { actingAs } from '../audit/actor.js';
 import type { ResourceService } from '../crud/service.js';
 import { methodNotAllowed, notAuthenticated } from '../errors.js';
 import { tokenKeyOf, type TokenAuthenticator } from '../auth/token-auth.js';
@@ -23,10 +24,11 @@ export function mountMcp(router: Router, services: Iterable<ResourceService>, to
   const tools = toolDefinitions(within, writes);
   const calls = new ToolCalls(within, writes);
 
-  const serverFor = (user: Principal): Server => {
+  // writes are recorded as the caller's, as a REST write is (audit trail)
+  const serverFor = (user: Principal, requestId: string | undefined): Server => {
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => calls.call(request.params.name, request.params.arguments ?? {}, user));
+    server.setRequestHandler(CallToolRequestSchema, (request) => actingAs({ userId: user.id, requestId }, () => calls.call(request.params.name, request.params.arguments ?? {}, user)));
     return server;
   };
 
@@ -38,7 +40,7 @@ export function mountMcp(router: Router, services: Iterable<ResourceService>, to
     const user = await tokens.authenticate(key);
     // answers are always JSON (no event stream), so a client that takes JSON is served, whatever else it lists
     if (ctx.accepts('application/json')) ctx.req.headers.accept = 'application/json, text/event-stream';
-    const server = serverFor(user);
+    const server = serverFor(user, ctx.state.requestId as string | undefined);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;
     ctx.res.on('close', () => {
