@@ -85,9 +85,11 @@ export function send(d: Delivery, allowPrivate: boolean): Promise<void> {
       ...(allowPrivate ? {} : { lookup: publicLookup }),
     });
     request.on('response', (res) => {
+      // the status decides; the body is drained unread, so a receiver that stalls it cannot hold the dispatcher
       res.resume();
+      res.on('error', () => undefined);
       const status = res.statusCode ?? 0;
-      if (status >= 200 && status < 300) res.on('end', resolve);
+      if (status >= 200 && status < 300) resolve();
       else reject(new Error(`HTTP ${status}`));
     });
     request.on('error', (err) => reject(err.name === 'AbortError' || err.name === 'TimeoutError' ? new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`) : err));
