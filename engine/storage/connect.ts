@@ -102,7 +102,6 @@ export function connect(config: DatabaseConfig, listen?: Listen): Knex {
       keepAliveInitialDelayMillis: 10_000,
     };
     return knexFactory({
-      // a frozen server enforces no statement_timeout: the client bounds its silence instead
       client: 'pg',
       connection: connection as Knex.PgConnectionConfig,
       pool: {
