@@ -9,6 +9,7 @@ import type { DatabaseBounds } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { startService, type RunningService } from '../engine/service.js';
 import { Client } from './support/client.js';
+import { within } from './support/wait.js';
 import { describeWithServer } from './support/database.js';
 import { suite, testConfig } from './support/hooks.js';
 
@@ -91,7 +92,7 @@ describeWithServer('bounded waits on the database', 'PGlite has no statement tim
     try {
       await lockTable();
       const holding = client.get(PATH); // waits on the lock, holding the only connection
-      await new Promise((r) => setTimeout(r, 200));
+      expect(await within(5_000, async () => (await waitingStatements()) === 1), 'the first request holds the connection').to.equal(true);
       const started = Date.now();
       const starved = await client.get(`${PATH}/${id}`);
       expect(starved.status, starved.text).to.equal(503);

@@ -10,17 +10,8 @@ import { expect } from 'chai';
 import { childPids, isRunning } from '../bench/proc.js';
 import { createTestDatabase, describeWithServer, type TestDatabase } from './support/database.js';
 import { run, startServiceProcess, type ServiceProcess } from './support/processes.js';
+import { until } from './support/wait.js';
 
-/** Resolves once `check` answers something other than undefined, polling for up to 20 s. */
-async function until<T>(what: string, check: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** A GET on a connection of its own (so the primary hands each to the next worker); resolves with the status. */
 function getOnNewConnection(url: string, token: string, requestId: string): Promise<number> {

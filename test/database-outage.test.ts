@@ -16,10 +16,11 @@ import { startService, type RunningService } from '../engine/service.js';
 import { Client } from './support/client.js';
 import { testConfig } from './support/hooks.js';
 import { describeWithOwnPostgres, OwnPostgres } from './support/own-postgres.js';
+import { until } from './support/wait.js';
 
 const PATH = '/api/glossar/entry';
 const UNAVAILABLE = { detail: 'Service temporarily unavailable.' };
-/** Low bounds, so that an outage of seconds shows them: the slowest answer while away is about silence (1 s + 2 s grace). */
+/** Low bounds, so that an outage of seconds shows them. */
 const BOUNDS = { statementTimeoutMs: 1_000, lockTimeoutMs: 500, acquireTimeoutMs: 1_000, poolSize: 4 };
 /** Loose, for a loaded machine: well under the outage, far above the bounds. */
 const SLOWEST_ANSWER_MS = 6_000;
@@ -62,13 +63,7 @@ async function readyz(client: Client): Promise<{ status: number; ms: number }> {
   return { status: res.status, ms: Date.now() - started };
 }
 
-async function untilReady(client: Client): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while ((await readyz(client)).status !== 200) {
-    if (Date.now() > deadline) throw new Error('the service did not become ready again');
-    await sleep(200);
-  }
-}
+const untilReady = (client: Client) => until('the service to be ready again', async () => ((await readyz(client)).status === 200 ? true : undefined));
 
 describeWithOwnPostgres('a database outage under writers (issue 13.1)', function () {
   this.timeout(90_000);
@@ -94,28 +89,33 @@ describeWithOwnPostgres('a database outage under writers (issue 13.1)', function
   /** The outage `away` under four writers; the answers while away and the whole run's. */
   async function outage(tag: string, away: () => unknown, back: () => unknown): Promise<{ whileAway: Outcome[]; all: Outcome[] }> {
     const load = writers(client, tag, 4);
-    await sleep(1_000);
-    const before = load.outcomes.length;
-    await away();
-    await sleep(1_000);
-    const probe = await readyz(client);
-    expect(probe.status, 'readyz while away').to.equal(503);
-    expect(probe.ms, 'readyz answers within 2 s').to.be.below(2_000);
-    await sleep(5_000);
-    const whileAway = load.since(before);
-    await back();
-    await untilReady(client);
-    const resumed = load.outcomes.length;
-    await sleep(1_000);
-    const all = await load.stop();
-    expect(all.slice(resumed).some((o) => o.status === 201), 'writes succeed again without a restart').to.equal(true);
-    return { whileAway, all };
+    try {
+      await sleep(1_000);
+      const before = load.outcomes.length;
+      await away();
+      await sleep(1_000);
+      const probe = await readyz(client);
+      expect(probe.status, 'readyz while away').to.equal(503);
+      expect(probe.ms, 'readyz answers within 2 s').to.be.below(2_000);
+      await sleep(5_000);
+      const whileAway = load.since(before);
+      await back();
+      await untilReady(client);
+      const resumed = load.outcomes.length;
+      await sleep(1_000);
+      const all = await load.stop();
+      expect(all.slice(resumed).some((o) => o.status === 201), 'writes succeed again without a restart').to.equal(true);
+      return { whileAway, all };
+    } finally {
+      // a failed expectation must not leave the writers posting to a service the suite then closes
+      await load.stop();
+    }
   }
 
   /**
    * Every acknowledged write is stored. A write answered 503 has an unknown outcome: a statement
-   * the server had received before it froze still commits when it thaws, though its client is gone
-   * (as with any database, a lost answer is not a lost write). Nothing else is stored.
+   * the server had received before it went away may still have committed, though its client got
+   * no answer (as with any database, a lost answer is not a lost write). Nothing else is stored.
    */
   async function expectAcknowledgedStored(tag: string, all: Outcome[]): Promise<void> {
     const table = svc.app.services.get('glossar/entry')!.resource.table;

@@ -15,7 +15,8 @@ import { Client } from './support/client.js';
 import { createTestDatabase, describeWithServer, type TestDatabase } from './support/database.js';
 import { created, makeUser, unique } from './support/fixtures.js';
 import { suite, testConfig } from './support/hooks.js';
-import { until, WebhookReceiver } from './support/webhook-receiver.js';
+import { until } from './support/wait.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
 
 const SECRET = 'a-secret-of-sixteen-or-more';
 

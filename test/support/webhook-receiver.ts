@@ -34,13 +34,3 @@ export class WebhookReceiver {
   }
 }
 
-/** Resolves once `check` answers something other than undefined, polling for up to 20 s. */
-export async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
