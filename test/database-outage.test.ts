@@ -1,6 +1,6 @@
 /**
- * The database goes away under writers, on a PostgreSQL server of the test's own: stopped, then
- * started again. While it is away every request answers
+ * The database goes away under writers, on a PostgreSQL server of the test's own: frozen
+ * (SIGSTOP, the case no socket error reveals) and stopped. While it is away every request answers
  * within the bounds, 503 where it needs the database, and `/readyz` says 503 within 2 s; when it is
  * back the same service serves again without a restart, and every write it acknowledged is stored
  * (and nothing it refused).
@@ -147,5 +147,15 @@ describeWithOwnPostgres('a database outage under writers (issue 13.1)', function
     );
     expectBoundedAnswers(whileAway);
     await expectAcknowledgedStored('stopped', all);
+  });
+
+  it('frozen (SIGSTOP) and thawed: bounded 503s, readyz 503, recovery, no acknowledged write lost', async () => {
+    const { whileAway, all } = await outage(
+      'frozen',
+      () => pg.signal('SIGSTOP'),
+      () => pg.signal('SIGCONT'),
+    );
+    expectBoundedAnswers(whileAway);
+    await expectAcknowledgedStored('frozen', all);
   });
 });

@@ -10,12 +10,18 @@ import type pg from 'pg';
 import { DEFAULT_BOUNDS, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { SilenceWatch } from './silent-server.js';
 import { LEFT_UNREAD } from './text-pieces.js';
 
 type ClientClass = typeof knexFactory.Client;
 
 /** A server that does not answer fails a connection after this long instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How much longer than statement_timeout a server may stay silent in a statement before its
+ * connection is dropped: a server that works answers (with the statement's cancellation) well within it.
+ */
+const SILENCE_GRACE_MS = 2_000;
 // a failed acquire also rejects the query that asked for it, which reports it; knex would add its
 // stack on stdout, among the JSON log lines. A connection that broke is replaced, and a request
 // that met the break reports it, so knex's note on discarding it adds nothing; nor does one closed on purpose.
@@ -66,10 +72,15 @@ export interface Listen {
   onNotify: (payload: string) => void;
 }
 
-function listenOnEveryConnection({ channel, onNotify }: Listen) {
-  return (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
-    conn.on('notification', (message) => onNotify(message.payload ?? ''));
-    conn.query(`listen ${channel}`).then(
+type AfterCreate = (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => void;
+
+/** Each new pooled connection watched by `watch` (when bounded) and listening on `listen`'s channel (when given). */
+function preparing(watch: SilenceWatch | undefined, listen: Listen | undefined): AfterCreate {
+  return (conn, done) => {
+    watch?.watch(conn);
+    if (!listen) return done(null, conn);
+    conn.on('notification', (message) => listen.onNotify(message.payload ?? ''));
+    conn.query(`listen ${listen.channel}`).then(
       () => done(null, conn),
       (err: Error) => done(err, conn),
     );
@@ -109,7 +120,8 @@ export function connect(config: DatabaseConfig, listen?: Listen): Knex {
         max: bounds.poolSize,
         acquireTimeoutMillis: bounds.acquireTimeoutMs || 2 ** 31 - 1,
         validate: outsideTransaction,
-        ...(listen && { afterCreate: listenOnEveryConnection(listen) }),
+        // a frozen server enforces no statement_timeout: the client bounds its silence instead
+        afterCreate: preparing(bounds.statementTimeoutMs ? new SilenceWatch(bounds.statementTimeoutMs + SILENCE_GRACE_MS) : undefined, listen),
       },
       log,
     });
