@@ -103,13 +103,13 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     corsOrigins: config.corsOrigins,
     mcpWriteEnabled: config.mcpWriteEnabled,
   });
-  const server = http.createServer(app.koa.callback());
+  const server = http.createServer();
   server.on('clientError', answerClientError);
   // idle connections outlive the clients' and load balancers' (~60 s), so the server never
   // closes one just as a client reuses it
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  const drain = drainable(server);
+  const drain = drainable(server, app.koa.callback());
   try {
     await listen(server, config);
   } catch (err) {

@@ -130,6 +130,38 @@ describeWithServer('graceful shutdown on SIGTERM', 'slow requests are held by a 
     }
   });
 
+  it('waits for the handlers of requests whose clients have gone: their writes end, the pool outlives them', async () => {
+    // one connection: the read holds it on the lock, the write waits for it
+    const service = await start({ LOCK_TIMEOUT_MS: '0', DATABASE_POOL_SIZE: '1' });
+    const release = await lockTable();
+    let released = false;
+    try {
+      const title = `left before the answer ${Date.now()}`;
+      const gone = [http.get(`${service.url}${PATH}`, { agent: false, headers: { Authorization: `Token ${token}` } })];
+      await waiting(service, 1);
+      const body = JSON.stringify({ title, description: 'shutdown' });
+      const write = http.request(`${service.url}${PATH}`, { method: 'POST', agent: false, headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } });
+      write.end(body);
+      gone.push(write);
+      await sleep(500);
+      for (const req of gone) {
+        req.on('error', () => undefined);
+        req.destroy();
+      }
+      service.child.kill('SIGTERM');
+      await sleep(500);
+      released = true;
+      await release();
+      expect(await service.exited).to.equal(0);
+      expect(service.output(), 'no handler met a closed pool').not.to.include('unhandled error');
+      const stored = await locker(TABLE).where({ title }).count<{ count: string }[]>({ count: '*' });
+      expect(Number(stored[0]!.count), 'the write whose client left was finished').to.equal(1);
+    } finally {
+      if (!released) await release();
+      service.child.kill('SIGKILL');
+    }
+  });
+
   it('past SHUTDOWN_TIMEOUT_MS cuts the requests still in flight and exits 0', async () => {
     const service = await start({ LOCK_TIMEOUT_MS: '0', SHUTDOWN_TIMEOUT_MS: '300' });
     const release = await lockTable();

@@ -2,17 +2,22 @@
  * A prompt, graceful stop of the HTTP server: stop accepting, close idle kept-alive connections at
  * once (a client would otherwise keep one open, and the process up, for the keep-alive timeout),
  * let requests in flight finish with `Connection: close`, closing each connection as its answer
- * ends, and cut what is still open after `timeoutMs`.
+ * ends, and cut what is still open after `timeoutMs`. A request whose client has gone is still
+ * waited for: its handler may be mid-way through a write, and the pool must outlive it.
  */
 import type http from 'node:http';
 
 export interface Drain {
-  /** Resolves once every connection is closed: true when all finished, false when some were cut after `timeoutMs`. */
+  /** Resolves once every connection is closed and every handler has ended: true when all finished, false when some were cut after `timeoutMs`. */
   close(timeoutMs: number): Promise<boolean>;
 }
 
-export function drainable(server: http.Server): Drain {
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
+
+/** `server`, serving with `handler` (Koa's callback, whose promise ends with the handling). */
+export function drainable(server: http.Server, handler: Handler): Drain {
   const inFlight = new Set<http.ServerResponse>();
+  const handling = new Set<Promise<unknown>>();
   let closing = false;
 
   /** Answers from now on end their connection; an answer whose headers are out still does, when it ends. */
@@ -21,10 +26,12 @@ export function drainable(server: http.Server): Drain {
     res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
   };
 
-  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
     if (closing) endConnectionAfter(res);
+    const handled: Promise<unknown> = Promise.resolve(handler(req, res)).finally(() => handling.delete(handled));
+    handling.add(handled);
   });
 
   return {
@@ -35,10 +42,13 @@ export function drainable(server: http.Server): Drain {
         const cut = setTimeout(() => {
           finished = false;
           server.closeAllConnections();
+          resolve(false);
         }, timeoutMs);
         server.close(() => {
-          clearTimeout(cut);
-          resolve(finished);
+          void Promise.allSettled([...handling]).then(() => {
+            clearTimeout(cut);
+            resolve(finished);
+          });
         });
         for (const res of inFlight) endConnectionAfter(res);
         server.closeIdleConnections();
