@@ -59,6 +59,15 @@ describe('bulk writer', () => {
     ]);
   });
 
+  it('records neither its batches nor its copies in the audit trail (seeded data, not writes of a user)', async function () {
+    this.timeout(60_000);
+    // past one batch (2,000), the rest are copies of the first
+    const ids = await writer('issue/issue').insertAll(admin(), 2_100, (n) => ({ body: { tracker_id: tracker.id, title: `Seeded ${n}` } }), () => undefined);
+    expect(ids).to.have.length(2_100);
+    const audited = await suite().service.db('audit_entries').where({ resource: 'issue/issue' }).whereIn('record_id', ids).count<{ n: string }[]>('* as n');
+    expect(Number(audited[0]!.n)).to.equal(0);
+  });
+
   it('refuses the whole batch for one invalid body, naming the record and field with the API message', async () => {
     const errors = await refusal('issue/issue', 'issue_issue', [
       { body: { tracker_id: tracker.id, title: 'Fine' } },

@@ -101,6 +101,7 @@ export class BulkWriter {
     const table = q(r.table);
     const columns = [...r.fields.flatMap((f) => (f.column ? [q(f.column)] : [])), ...r.foreignKeys.map((fk) => q(fk.column))];
     const ids = await this.service.transaction(async (trx) => {
+      await withoutCapture(trx);
       await trx.raw(
         // the ids drawn as one block of the sequence
         `create temporary table bulk_copies on commit drop as
