@@ -14,7 +14,12 @@ import { startTarget } from './targets.js';
 const ISSUES = '/api/issue/issue';
 const SAMPLE_EVERY_MS = 10_000;
 const MIB = 1024 * 1024;
-/** Memory "grows" when the last third's mean exceeds the middle third's by more than this share, and by more than the floor. */
+/**
+ * Memory "grows" when the last third's lowest sample exceeds the middle third's by more than this
+ * share, and by more than the floor. The lows, not the means: a collected heap's RSS rises and falls
+ * by tens of MiB between collections (a soak's samples swung 148 → 252 → 148 MiB), so a mean over a
+ * few samples says where the saw was; the level it returns to is what a leak would raise.
+ */
 const GROWTH_SHARE = 0.05;
 const GROWTH_FLOOR = 8 * MIB;
 /** Fewer samples than this say nothing about a trend. */
@@ -107,12 +112,12 @@ const withoutStaleLength = (next: () => Partial<autocannon.Request>) => (req: au
   return { ...req, headers, ...next() };
 };
 
-/** Middle third against last third, and the least-squares slope of the second half. */
+/** Middle third's low against last third's, and the least-squares slope of the second half. */
 export function memoryTrend(samples: number[]): SoakResult['trend'] {
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
   const third = Math.floor(samples.length / 3);
-  const middle = mean(samples.slice(third, 2 * third));
-  const last = mean(samples.slice(2 * third));
+  const middle = Math.min(...samples.slice(third, 2 * third));
+  const last = Math.min(...samples.slice(2 * third));
   const half = samples.slice(Math.floor(samples.length / 2));
   const xMean = (half.length - 1) / 2;
   const yMean = mean(half);
@@ -174,7 +179,7 @@ export function soakReport(r: SoakResult, seconds: number, connections: number):
   const passed = r.failures === 0 && r.lost.length === 0 && r.unexpected.length <= connections && !r.trend.rising;
   const rows = r.samples.map((s, i) => `  ${String(i * 10).padStart(5)} s  ${mib(s)}`);
   const trend = r.trend.judged
-    ? `middle third ${mib(r.trend.middle)}, last third ${mib(r.trend.last)}, second-half slope ${(r.trend.slopePerMinute / MIB).toFixed(2)} MiB/min: ${r.trend.rising ? 'RISING' : 'flat'}`
+    ? `lowest sample of the middle third ${mib(r.trend.middle)}, of the last third ${mib(r.trend.last)}, second-half slope ${(r.trend.slopePerMinute / MIB).toFixed(2)} MiB/min: ${r.trend.rising ? 'RISING' : 'flat'}`
     : `not judged (${r.samples.length} samples; needs ${MIN_SAMPLES})`;
   const text = [
     `Soak: ${seconds} s at ${connections} connections, ${r.requests.toLocaleString('en-US')} requests (${r.rps.toFixed(1)} req/s)`,
