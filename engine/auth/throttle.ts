@@ -52,7 +52,16 @@ export async function beginAttempt(db: Knex, username: string, address: string):
   }
   // a refused attempt checks no password, so it is no failure: counted, it would let one address's
   // refused guesses run up the username's count and lock its owner out from everywhere
-  if (retryAfter > 0) await db.raw('update login_failures set failures = greatest(failures - 1, 0) where key = any(?::text[])', [Object.values(keys)]);
+  // rows locked in the insert's order (pair, user, address), as every statement here locks them, or
+  // a burst's inserts and take-backs deadlock on one another
+  if (retryAfter > 0) {
+    await db.raw(
+      `update login_failures l set failures = greatest(l.failures - 1, 0)
+       from (select key from login_failures where key = any(?::text[]) order by array_position(?::text[], key) for update) s
+       where l.key = s.key`,
+      [Object.values(keys), Object.values(keys)],
+    );
+  }
   return { keys, retryAfter };
 }
 
