@@ -92,6 +92,26 @@ describeWithServer('graceful shutdown on SIGTERM', 'slow requests are held by a 
     return async () => void (await trx.rollback());
   }
 
+  /**
+   * Runs `body` with the table locked (`release` lifts the lock early); lifts it and kills what is
+   * left of `service` in every case.
+   */
+  async function whileLocked(service: ServiceProcess, body: (release: () => Promise<void>) => Promise<void>): Promise<void> {
+    const lift = await lockTable();
+    let lifted = false;
+    const release = async () => {
+      if (lifted) return;
+      lifted = true;
+      await lift();
+    };
+    try {
+      await body(release);
+    } finally {
+      await release();
+      service.child.kill('SIGKILL');
+    }
+  }
+
   /** Waits until `count` statements of the service wait on the lock. */
   async function waiting(service: ServiceProcess, count: number): Promise<void> {
     for (let i = 0; i < 200; i++) {
@@ -105,9 +125,7 @@ describeWithServer('graceful shutdown on SIGTERM', 'slow requests are held by a 
   it('finishes requests in flight with Connection: close, closes idle connections at once, exits 0 within a second of the last', async () => {
     const service = await start({ LOCK_TIMEOUT_MS: '0' });
     const idle = await idleConnection(service.url);
-    const release = await lockTable();
-    let released = false;
-    try {
+    await whileLocked(service, async (release) => {
       const answers = Array.from({ length: 3 }, () => slowGet(service.url, token));
       await waiting(service, 3);
       const stopped = Date.now();
@@ -115,7 +133,6 @@ describeWithServer('graceful shutdown on SIGTERM', 'slow requests are held by a 
       expect((await idle.closed) - stopped, 'the idle connection is closed at once').to.be.below(2_000);
       expect(await refusedWithin(service.url, 2_000), 'no new connection is accepted').to.equal(true);
       await sleep(1_000);
-      released = true;
       await release();
       const done = await Promise.all(answers);
       for (const a of done) expect(a, JSON.stringify(a)).to.include({ status: 200, connection: 'close' });
@@ -124,18 +141,13 @@ describeWithServer('graceful shutdown on SIGTERM', 'slow requests are held by a 
       expect(code).to.equal(0);
       expect(exited - Math.max(...done.map((a) => a.at)), 'exits within a second of the last answer').to.be.below(1_000);
       expect(service.output()).to.include('stopping: finishing requests in flight');
-    } finally {
-      if (!released) await release();
-      service.child.kill('SIGKILL');
-    }
+    });
   });
 
   it('waits for the handlers of requests whose clients have gone: their writes end, the pool outlives them', async () => {
     // one connection: the read holds it on the lock, the write waits for it
     const service = await start({ LOCK_TIMEOUT_MS: '0', DATABASE_POOL_SIZE: '1' });
-    const release = await lockTable();
-    let released = false;
-    try {
+    await whileLocked(service, async (release) => {
       const title = `left before the answer ${Date.now()}`;
       const gone = [http.get(`${service.url}${PATH}`, { agent: false, headers: { Authorization: `Token ${token}` } })];
       await waiting(service, 1);
@@ -150,22 +162,17 @@ describeWithServer('graceful shutdown on SIGTERM', 'slow requests are held by a 
       }
       service.child.kill('SIGTERM');
       await sleep(500);
-      released = true;
       await release();
       expect(await service.exited).to.equal(0);
       expect(service.output(), 'no handler met a closed pool').not.to.include('unhandled error');
       const stored = await locker(TABLE).where({ title }).count<{ count: string }[]>({ count: '*' });
       expect(Number(stored[0]!.count), 'the write whose client left was finished').to.equal(1);
-    } finally {
-      if (!released) await release();
-      service.child.kill('SIGKILL');
-    }
+    });
   });
 
   it('past SHUTDOWN_TIMEOUT_MS cuts the requests still in flight and exits 0', async () => {
     const service = await start({ LOCK_TIMEOUT_MS: '0', SHUTDOWN_TIMEOUT_MS: '300' });
-    const release = await lockTable();
-    try {
+    await whileLocked(service, async () => {
       const answer = slowGet(service.url, token);
       await waiting(service, 1);
       const stopped = Date.now();
@@ -173,9 +180,6 @@ describeWithServer('graceful shutdown on SIGTERM', 'slow requests are held by a 
       expect(await service.exited).to.equal(0);
       expect(Date.now() - stopped, 'does not wait for the held request').to.be.below(5_000);
       expect((await answer).error, 'the held request was cut').to.be.a('string');
-    } finally {
-      await release();
-      service.child.kill('SIGKILL');
-    }
+    });
   });
 });
