@@ -50,10 +50,9 @@ export async function beginAttempt(db: Knex, username: string, address: string):
     const kind = (Object.keys(keys) as Kind[]).find((k) => keys[k] === row.key)!;
     if (row.failures > LIMITS[kind]) retryAfter = Math.max(retryAfter, row.remaining, 1);
   }
-  // a refused attempt checks no password, so it is no failure: counted, it would let one address's
-  // refused guesses run up the username's count and lock its owner out from everywhere
-  // rows locked in the insert's order (pair, user, address), as every statement here locks them, or
-  // a burst's inserts and take-backs deadlock on one another
+  // a refused attempt checks no password, so it is no failure: counted, one address's refused guesses
+  // would run up the username's count and lock its owner out everywhere. Its rows are locked in the
+  // insert's order (pair, user, address), or a burst's inserts and take-backs deadlock
   if (retryAfter > 0) {
     await db.raw(
       `update login_failures l set failures = greatest(l.failures - 1, 0)
