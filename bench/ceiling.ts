@@ -119,8 +119,9 @@ async function answer(pool: pg.Pool, req: http.IncomingMessage): Promise<Answer>
 }
 
 function serve(log: Logger): void {
-  // the ceiling's writes are not captured (no audit entry, no webhook event): the service is held against writes without them
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: '-c bms.capture=off' });
+  // the ceiling's writes are not captured (no audit entry, no webhook event): the service is held against writes without them;
+  // its sessions run without JIT, as the service's do
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: '-c bms.capture=off -c jit=off' });
   const server = http.createServer((req, res) => {
     answer(pool, req)
       .catch((err: unknown): Answer => {

@@ -1,9 +1,15 @@
 /**
- * Lists are read from a cursor: a list over the read-ahead budget streams and arrives whole and in
- * order, a short one in one piece with its length, and a client that goes away mid-list gives its connection back.
+ * Lists are read from a cursor: a list over the read-ahead budget (8 MiB, or 50 ms after its first
+ * records) streams and arrives whole and in order, a short one in one piece with its length, the
+ * first records come before the rest are computed, and a client that goes away mid-list gives its
+ * connection back.
  */
 import http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
 import { expect } from 'chai';
+import { sendJsonArray } from '../engine/http/json-response.js';
 import { suite } from './support/hooks.js';
 import { textPieces } from '../engine/storage/text-pieces.js';
 import { describeWithServer } from './support/database.js';
@@ -150,5 +156,72 @@ describeWithServer('text pieces read from the wire', 'reads pg protocol messages
     expect(answers, 'every pooled connection answers').to.deep.equal(Array(free).fill(true));
     expect((await pieces.next()).value).to.have.length(2000000);
     expect((await pieces.next()).done).to.equal(true);
+  });
+
+  it('hands on the first row as soon as PostgreSQL has it, before the rows after it are computed', async function () {
+    this.timeout(30_000);
+    const started = Date.now();
+    const pieces = textPieces(suite().service.db, { sql: "select 'first' union all select 'second' from pg_sleep(2)", bindings: [] })[Symbol.asyncIterator]();
+    expect((await pieces.next()).value).to.equal('first');
+    // PostgreSQL keeps a short row in its output buffer until more output fills it or the statement ends
+    expect(Date.now() - started, 'the first row came before the second was computed').to.be.below(1_500);
+    expect((await pieces.next()).value).to.equal('second');
+    expect((await pieces.next()).done).to.equal(true);
+  });
+});
+
+describe('a list answer read ahead up to a time', () => {
+  let server: http.Server;
+  let url: string;
+  /** Pieces the next request's list yields, each after its delay in milliseconds; an Error fails the list there. */
+  let pieces: [number, string | Error][] = [];
+
+  before(async () => {
+    const app = new Koa();
+    app.use(async (ctx) => {
+      const timed = pieces;
+      await sendJsonArray(ctx, (async function* () {
+        for (const [delay, piece] of timed) {
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          if (piece instanceof Error) throw piece;
+          yield piece;
+        }
+      })());
+    });
+    server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  after(() => new Promise((resolve) => server.close(resolve)));
+
+  it('answers a list that is quickly read whole in one piece, with its length', async () => {
+    pieces = [[0, '{"id":1}'], [10, '{"id":2}']];
+    const res = await fetch(url);
+    expect(res.headers.get('content-length')).to.equal(String('[{"id":1},{"id":2}]'.length));
+    expect(await res.json()).to.deep.equal([{ id: 1 }, { id: 2 }]);
+  });
+
+  it('streams a list whose later records are slow to come, from its first records on', async () => {
+    pieces = [[0, '{"id":1}'], [2_000, '{"id":2}']];
+    const started = Date.now();
+    const res = await fetch(url);
+    expect(Date.now() - started, 'the answer began before the last records came').to.be.below(1_500);
+    expect(res.headers.get('content-length')).to.equal(null);
+    expect(await res.json()).to.deep.equal([{ id: 1 }, { id: 2 }]);
+    expect(Date.now() - started).to.be.at.least(2_000);
+  });
+
+  it('waits for the first records however long they take', async () => {
+    pieces = [[700, '{"id":1}']];
+    const res = await fetch(url);
+    expect(res.headers.get('content-length'), 'read whole: the time counts from the first records').to.equal('10');
+    expect(await res.json()).to.deep.equal([{ id: 1 }]);
+  });
+
+  it('answers a list that fails before its first records with its own status, however late', async () => {
+    pieces = [[700, Object.assign(new Error('Service temporarily unavailable.'), { status: 503, expose: true })]];
+    const res = await fetch(url);
+    expect(res.status).to.equal(503);
+    expect(await res.text()).to.equal('Service temporarily unavailable.');
   });
 });

@@ -108,6 +108,10 @@ export function connect(config: DatabaseConfig, listen?: Listen): Knex {
       // the server cancels what runs or waits too long, so one slow request cannot hold the pool
       statement_timeout: bounds.statementTimeoutMs,
       lock_timeout: bounds.lockTimeoutMs,
+      // JIT compiles a statement for its estimated cost: an unpaged list estimates the whole table and
+      // waited most of a second for its first records, while the service's statements are index-driven
+      // and gain nothing from it (README, "JIT")
+      options: '-c jit=off',
       // a server that vanished without closing the socket is noticed instead of waited on forever
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,

@@ -100,17 +100,20 @@ export function jsonRecords(resource: Resource, where: readonly Fragment[], rest
 export const jsonRows = (list: string, from: string, also?: string): string =>
   `select row_to_json(r)::text as json${also ? `, ${also}` : ''} from (select ${list} from ${from}) r`;
 
-/** A list's first records up to this many are joined into one text by PostgreSQL. */
-const HEAD_ROWS = 10_000;
+/**
+ * A list's first records are joined into texts by PostgreSQL, in heads of up to these many: a first
+ * one small enough to be sent at once, then the rest of the head.
+ */
+const HEAD_ROWS = [1_000, 9_000];
 
 /**
- * A list's records in their order, `limit` of them after `offset`: the first row holds the head of
- * the list (up to HEAD_ROWS records) joined by commas in one text (null when empty), `also` beside
- * it; each later row one record. The process thus handles one text for a list that fits the head,
- * as for a single `string_agg`, yet a longer one streams. A head that may be followed by more is
- * materialised, so PostgreSQL builds each record's JSON once, and the rows beyond it are read only
- * when it was full. UNION ALL branches run in order: none of them can run in parallel (each holds a
- * LIMIT or OFFSET).
+ * A list's records in their order, `limit` of them after `offset`: the first row holds the first
+ * head of the list joined by commas in one text (null when empty), `also` beside it; the second row
+ * the second head; each later row one record. The process thus handles one or two texts for a list
+ * that fits the heads, as for a single `string_agg`, yet a longer one streams, and its first records
+ * come before the rest have been read. A head that may be followed by more is materialised, so
+ * PostgreSQL builds each record's JSON once, and the rows beyond it are read only when it was full.
+ * UNION ALL branches run in order: none of them can run in parallel (each holds a LIMIT or OFFSET).
  */
 export function listRecords(
   resource: Resource,
@@ -121,22 +124,43 @@ export function listRecords(
   also?: Fragment,
   list: Fragment = frag(selectList(resource)),
 ): Fragment {
-  const records = (count: number | undefined, skip: number): Fragment =>
-    frag(
-      `select row_to_json(r)::text as json from (select ${list.sql} from ${q(resource.table)} ${ROW} where ${where.sql} order by ${order}` +
-        `${count === undefined ? '' : ' limit ?'}${skip ? ' offset ?' : ''}) r`,
-      [...list.bindings, ...where.bindings, ...[count, skip || undefined].filter((n) => n !== undefined)],
-    );
-  const head = records(limit === undefined ? HEAD_ROWS : Math.min(limit, HEAD_ROWS), offset);
-  const joined = (from: string) => frag(`select string_agg(json, ',') as json${also ? `, ${also.sql}` : ''} from ${from}`, also?.bindings ?? []);
-  if (limit !== undefined && limit <= HEAD_ROWS) {
-    const all = joined(`(${head.sql}) h`);
-    return frag(all.sql, [...all.bindings, ...head.bindings]);
+  const records = (count: number | undefined, skip: number): Fragment => {
+    const rows = `${q(resource.table)} ${ROW} where ${where.sql} order by ${order}${count === undefined ? '' : ' limit ?'}${skip ? ' offset ?' : ''}`;
+    // rows skipped by an offset would be projected all the same (their subselects too), so a page skips
+    // them below the select list; not an unbounded rest, for which the planner then prefers sorting the table
+    const from = skip && count !== undefined ? `(select ${ROW}.* from ${rows}) ${ROW} order by ${order}` : rows;
+    return frag(`select row_to_json(r)::text as json from (select ${list.sql} from ${from}) r`, [
+      ...list.bindings,
+      ...where.bindings,
+      ...[count, skip || undefined].filter((n) => n !== undefined),
+    ]);
+  };
+  const beside = (first: boolean) => (also ? (first ? `, ${also.sql}` : ', null') : '');
+  const alsoBindings = also?.bindings ?? [];
+  if (limit !== undefined && limit <= HEAD_ROWS[0]!) {
+    const head = records(limit, offset);
+    return frag(`select string_agg(json, ',') as json${beside(true)} from (${head.sql}) h`, [...alsoBindings, ...head.bindings]);
   }
-  const rest = records(limit === undefined ? undefined : limit - HEAD_ROWS, offset + HEAD_ROWS);
-  const first = joined('h');
-  return frag(
-    `with h as (${head.sql}) ${first.sql} union all select json${also ? ', null' : ''} from (${rest.sql}) x where (select count(*) from h) = ?`,
-    [...head.bindings, ...first.bindings, ...rest.bindings, HEAD_ROWS],
-  );
+  // the heads' names and sizes; each runs only when those before it were full
+  const heads: { name: string; count: number; records: Fragment }[] = [];
+  let skip = offset;
+  for (const size of HEAD_ROWS) {
+    const count = limit === undefined ? size : Math.min(size, limit - (skip - offset));
+    if (count <= 0) break;
+    heads.push({ name: `h${heads.length}`, count, records: records(count, skip) });
+    skip += count;
+  }
+  const full = (before: typeof heads) => frag(before.map((h) => `(select count(*) from ${h.name}) = ?`).join(' and '), before.map((h) => h.count));
+  const parts: Fragment[] = [frag(`with ${heads.map((h) => `${h.name} as (${h.records.sql})`).join(', ')}`, heads.flatMap((h) => h.records.bindings))];
+  heads.forEach((h, i) => {
+    const gate = i === 0 ? frag('') : full(heads.slice(0, i));
+    parts.push(frag(`${i ? ' union all ' : ' '}select string_agg(json, ',') as json${beside(i === 0)} from ${h.name}${i ? ` where ${gate.sql}` : ''}`, [...(i === 0 ? alsoBindings : []), ...gate.bindings]));
+  });
+  const left = limit === undefined ? undefined : limit - (skip - offset);
+  if (left === undefined || left > 0) {
+    const rest = records(left, skip);
+    const gate = full(heads);
+    parts.push(frag(` union all select json${beside(false)} from (${rest.sql}) x where ${gate.sql}`, [...rest.bindings, ...gate.bindings]));
+  }
+  return frag(parts.map((p) => p.sql).join(''), parts.flatMap((p) => p.bindings));
 }

@@ -1,8 +1,9 @@
 /**
- * A statement whose first column is a text (records' JSON; null: none), read as pieces: runs of
- * those texts joined by commas, about PIECE_BYTES each. On a server the texts are taken from the wire as they
- * arrive (one round trip, no row objects; the socket pauses while the pieces wait for the reader);
- * PGlite's rows come through Knex's stream.
+ * A statement whose first column is a text (records' JSON; null: none), read as pieces: the first
+ * row's text alone (a list's head, see listRecords), then runs of the later texts joined by commas,
+ * about PIECE_BYTES each. On a server the texts are taken from the wire as they arrive (one round
+ * trip, no row objects; the socket pauses while the pieces wait for the reader); PGlite's rows come
+ * through Knex's stream.
  */
 import type { Knex } from 'knex';
 import pg from 'pg';
@@ -47,9 +48,16 @@ interface DataRow {
   fields: (string | null)[];
 }
 
+/** The messages of pg's connection that run a bound portal. */
+interface PortalWire {
+  execute(config: { rows: number }): void;
+  flush(): void;
+  sync(): void;
+}
+
 /**
  * The statement as a pg Query that keeps the first column's text of each DataRow message: pg's
- * Query sends Parse, Bind, Describe, Execute and Sync at once, and calls these handlers.
+ * Query sends Parse, Bind and Describe, then the Execute messages below, at once, and calls these handlers.
  */
 class TextRowsQuery extends pg.Query {
   private readonly builder = new PieceBuilder();
@@ -58,6 +66,7 @@ class TextRowsQuery extends pg.Query {
   private waiting: ((result: IteratorResult<string, void>) => void) | undefined;
   private failed: ((err: unknown) => void) | undefined;
   private ended = false;
+  private rows = 0;
   private error: unknown;
   /** Called once the statement has ended (or failed) and the connection is free. */
   onSettled: () => void = () => undefined;
@@ -67,19 +76,39 @@ class TextRowsQuery extends pg.Query {
     values: unknown[],
     /** The connection's socket, paused while the pieces wait. */
     private socket: Readable | undefined,
-    private first: FirstRow | undefined,
+    private readonly first: FirstRow | undefined,
   ) {
-    super(text, values);
+    // extended even without values: the first row is asked for alone (see _getRows)
+    super({ text, values, queryMode: 'extended' } as pg.QueryConfig);
   }
+
+  /**
+   * Runs the portal as pg would (its name for this step), but asks for the first row alone and a
+   * Flush before the rest: PostgreSQL holds up to 8 kB of output until more follows, so the end of
+   * the first row would otherwise wait for the second, however long that takes to compute. (An
+   * Execute with a row limit keeps the statement from parallel workers.) A pg that renamed this step
+   * runs the portal in one Execute, as it always did.
+   */
+  _getRows(connection: PortalWire): void {
+    connection.execute({ rows: 1 });
+    connection.flush();
+    connection.execute({ rows: 0 });
+    connection.sync();
+  }
+
+  /** After the first row: the rest was asked for already. */
+  handlePortalSuspended(): void {}
 
   handleRowDescription(): void {}
 
   handleDataRow({ fields }: DataRow): void {
-    if (this.first) {
-      this.first(fields[1] ?? null);
-      this.first = undefined;
+    const text = fields[0] ?? undefined;
+    if (this.rows++ === 0) {
+      this.first?.(fields[1] ?? null);
+      if (text !== undefined) this.deliver(text);
+      return;
     }
-    const piece = fields[0] === null ? undefined : this.builder.add(fields[0]!);
+    const piece = text === undefined ? undefined : this.builder.add(text);
     if (piece !== undefined) this.deliver(piece);
   }
 
@@ -177,11 +206,15 @@ function streamPieces(db: Knex, query: Fragment, first: FirstRow | undefined): T
     async *[Symbol.asyncIterator]() {
       const builder = new PieceBuilder();
       const rows = db.raw(query.sql, query.bindings as Knex.RawBinding[]).stream() as AsyncIterable<Record<string, string | null>>;
+      let count = 0;
       for await (const row of rows) {
         const [text, second] = Object.values(row);
-        first?.(second ?? null);
-        first = undefined;
-        const piece = text === null || text === undefined ? undefined : builder.add(text);
+        if (count++ === 0) {
+          first?.(second ?? null);
+          if (typeof text === 'string') yield text;
+          continue;
+        }
+        const piece = typeof text === 'string' ? builder.add(text) : undefined;
         if (piece !== undefined) yield piece;
       }
       const rest = builder.take();
