@@ -87,7 +87,8 @@ async function main(options: BenchOptions): Promise<number> {
     process.stdout.write(
       `\n${os.cpus().length} CPUs, Node ${process.version}, PostgreSQL ${pgVersion?.server_version}; ${options.issues.toLocaleString('en-US')} issues, ` +
         `${options.connections} connections, ${per} per run, median of ${options.rounds} round(s)\n\n${render(rows)}\n` +
-        `\nWhole-table list (one client, 1 worker, median of 3): ${whole.rows.toLocaleString('en-US')} rows in ${whole.seconds.toFixed(2)} s, ${whole.microsecondsPerRow.toFixed(2)} µs per row\n`,
+        `\nWhole-table list (one client, 1 worker, median of 3): ${whole.rows.toLocaleString('en-US')} rows in ${whole.seconds.toFixed(2)} s, ${whole.microsecondsPerRow.toFixed(2)} µs per row, ` +
+        `first byte after ${whole.firstByteMs.toFixed(0)} ms, resident memory up ${whole.rssRiseMiB.toFixed(1)} MiB\n`,
     );
     if (options.json) fs.writeFileSync(options.json, `${JSON.stringify({ options, cpus: os.cpus().length, node: process.version, rows, wholeList: whole }, null, 2)}\n`);
     const failed = rows.filter((r) => r.errors > 0);
