@@ -13,6 +13,7 @@ import { Client, type Reply } from './support/client.js';
 import { createTestDatabase } from './support/database.js';
 import { created, makeUser, unique } from './support/fixtures.js';
 import { suite, testConfig } from './support/hooks.js';
+import { countQueries } from './support/queries.js';
 
 const ISSUES = '/api/issue/issue';
 const INVALID = { cursor: ['Invalid cursor: pass on the cursor of a Link header unchanged.'] };
@@ -211,6 +212,16 @@ describe('list paging', () => {
       const hidden = await viewer.client.get(`${ISSUES}?tracker=${secret.id}&count=true`);
       expect([hidden.body, hidden.headers.get('x-total-count')]).to.deep.equal([[], '0']);
       expect((await admin.get(`${ISSUES}?tracker=${secret.id}&count=true`)).headers.get('x-total-count')).to.equal('3');
+    });
+
+    it("is counted by the list's own statement, from the snapshot its records come from: no query more", async () => {
+      const { admin } = suite();
+      expect((await admin.get(`${ISSUES}?tracker=${tracker}&limit=2`)).status).to.equal(200); // the principal cached
+      const plain = await countQueries(() => admin.get(`${ISSUES}?tracker=${tracker}&limit=2`));
+      let counted: Reply | undefined;
+      const withCount = await countQueries(async () => (counted = await admin.get(`${ISSUES}?tracker=${tracker}&limit=2&count=true`)));
+      expect(counted!.headers.get('x-total-count')).to.equal('20');
+      expect(withCount).to.equal(plain);
     });
   });
 

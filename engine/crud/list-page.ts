@@ -1,9 +1,10 @@
 /**
  * One list answer as SQL, and the links around it. A page holds `limit` records (MAX_LIST_ROWS
- * when that is lower or no limit was given), counted from an offset or from a cursor's key. Every
- * record row also carries the page's edge, computed once in the same statement, so from the same
- * snapshot: the keys of the page's last row and of the row beyond it. The first row thus tells,
- * before a byte is sent, whether more rows follow and where the next page starts.
+ * when that is lower or no limit was given), counted from an offset or from a cursor's key. The
+ * first row also carries the page's edge, computed once in the same statement, so from the same
+ * snapshot: the keys of the page's last row and of the row beyond it; and the count, when asked
+ * for, from that snapshot too. The first row thus tells, before a byte is sent, whether more rows
+ * follow, where the next page starts and how many records match.
  */
 import type { Resource } from '../registry/resource.js';
 import { listRecords, ROW } from '../storage/serialise.js';
@@ -22,12 +23,23 @@ export interface PageLinks {
   truncated: boolean;
 }
 
+/** What a list's first row carries beside its records. */
+export interface ListHead {
+  /** The keys of the page's last record and of the one after it (`[]` when the page has no size or no records). */
+  edge: Key[];
+  /** `count=true`: the number of records matching the filters and visible to the caller. */
+  total: string | undefined;
+}
+
 export interface ListQuery {
-  /** Rows `{json, edge?}` (see listRecords): `edge`, when the page has a size, is a JSON array of at most two keys. */
+  /**
+   * Rows `{json, edge?, total?}` (see listRecords): `edge` when the page has a size, a JSON array
+   * of at most two keys; `total` when counted, from the same snapshot as the records.
+   */
   records: Fragment;
-  /** The number of records matching the filters and visible to the caller, when asked for. */
-  count: Fragment | undefined;
-  /** The links around the page, from the edge its first row carried (`[]` when it has none). */
+  /** The head from the first row's columns after `json`. */
+  head(columns: readonly (string | null)[]): ListHead;
+  /** The links around the page, from the edge its first row carried. */
   links(edge: Key[]): PageLinks;
 }
 
@@ -46,15 +58,20 @@ export function listQuery(resource: Resource, visible: readonly Fragment[], plan
   const order = orderBy(terms);
 
   const edge = size ? frag(`array_to_json(array(select ${keyOf(terms)} from ${table} where ${matching.sql} order by ${nearest} limit 2 offset ?))::text as edge`, [...matching.bindings, skip + size - 1]) : undefined;
+  const all = joinFragments(where, 'and');
+  const total = plan.count ? frag(`(select count(*) from ${table} where ${all.sql})::text as total`, all.bindings) : undefined;
+  const also = [edge, total].filter((f) => f !== undefined);
   const records =
     backward && size !== undefined
-      ? listRecords(resource, frag(`${ROW}.id in (select ${ROW}.id from ${table} where ${matching.sql} order by ${nearest} limit ?)`, [...matching.bindings, size]), order, undefined, 0, edge, list)
-      : listRecords(resource, matching, order, size, skip, edge, list);
-  const all = joinFragments(where, 'and');
+      ? listRecords(resource, frag(`${ROW}.id in (select ${ROW}.id from ${table} where ${matching.sql} order by ${nearest} limit ?)`, [...matching.bindings, size]), order, undefined, 0, also, list)
+      : listRecords(resource, matching, order, size, skip, also, list);
 
   return {
     records,
-    count: plan.count ? frag(`select count(*)::text as n from ${table} where ${all.sql}`, all.bindings) : undefined,
+    head(columns) {
+      const [keys, count] = edge ? columns : [null, ...columns];
+      return { edge: keys ? (JSON.parse(keys) as Key[]) : [], total: total ? (count ?? undefined) : undefined };
+    },
     links(keys) {
       if (!size) return { truncated: false };
       const more = keys.length === 2;

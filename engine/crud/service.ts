@@ -28,8 +28,8 @@ import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, ty
 import { filtersOf, type Filter } from './filters.js';
 import { WriteHooks, type Write } from './hooks.js';
 import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';
-import type { Key, OrderColumn } from './keyset.js';
-import { listQuery, type PageLinks } from './list-page.js';
+import type { OrderColumn } from './keyset.js';
+import { listQuery, type ListHead, type PageLinks } from './list-page.js';
 import { orderableColumns, planList, searchColumns } from './list-plan.js';
 import { RecordShapes, selectList } from './record-shapes.js';
 import { insertRecord, updateRecord, type Db } from './store.js';
@@ -47,8 +47,8 @@ export interface ReadSettings {
 /** A list answer: its records, streamed as pieces (records joined by commas), and what the paging headers say. */
 export interface ListAnswer {
   records: AsyncIterable<string>;
-  /** `count=true`: the number of matching records. */
-  total: string | undefined;
+  /** `count=true`: the number of matching records; known once the first record has been read. */
+  total(): string | undefined;
   /** Known once the first record has been read (or the records have ended). */
   links(): PageLinks;
 }
@@ -123,11 +123,9 @@ export class ResourceService {
   async list(user: Principal, query: Record<string, string>): Promise<ListAnswer> {
     const plan = planList(this.resource, this.filters, this.orderable, this.search, query, this.shapes);
     const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows, plan.shape && selectList(plan.shape, user));
-    const { count } = page;
-    const total = count && (rowsOf(await this.reads.read((db) => db.raw(count.sql, count.bindings as Knex.RawBinding[])))[0]!.n as string);
-    let edge: Key[] = [];
-    const records = this.reads.stream((db) => textPieces(db, page.records, (first) => (edge = first ? (JSON.parse(first) as Key[]) : [])));
-    return { records, total, links: () => page.links(edge) };
+    let head: ListHead = { edge: [], total: undefined };
+    const records = this.reads.stream((db) => textPieces(db, page.records, (columns) => (head = page.head(columns))));
+    return { records, total: () => head.total, links: () => page.links(head.edge) };
   }
 
   /** The record as its JSON text, shaped by `fields=` and `expand=`; 404 when it does not exist or the caller cannot see it. */
@@ -141,7 +139,7 @@ export class ResourceService {
   }
 
   private async fetchJson(db: Db, id: number, where: Fragment[] = [], list?: Fragment): Promise<string | undefined> {
-    const rows = rowsOf(await prepared(db, jsonRecords(this.resource, [frag(`${ROW}.id = ?`, [id]), ...where], undefined, undefined, list)));
+    const rows = rowsOf(await prepared(db, jsonRecords(this.resource, [frag(`${ROW}.id = ?`, [id]), ...where], undefined, list)));
     return rows[0]?.json as string | undefined;
   }
 

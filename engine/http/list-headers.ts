@@ -25,7 +25,8 @@ export function listHeaders(ctx: Context, answer: ListAnswer): Record<string, st
   const { next, prev, truncated } = answer.links();
   const links = [next && `<${pageUrl(ctx, next)}>; rel="next"`, prev && `<${pageUrl(ctx, prev)}>; rel="prev"`].filter(Boolean);
   if (links.length) headers.Link = links.join(', ');
-  if (answer.total !== undefined) headers['X-Total-Count'] = answer.total;
+  const total = answer.total();
+  if (total !== undefined) headers['X-Total-Count'] = total;
   if (truncated) headers['X-List-Truncated'] = 'true';
   return headers;
 }

@@ -86,19 +86,14 @@ export function selectList(resource: Resource): string {
  * The records matching `where`, each as the JSON text it is served as, built by PostgreSQL: the
  * process passes the text on without parsing and re-stringifying it. `rest` (ordering, paging) is
  * applied inside, where the row's columns are in scope; the outer select keeps its row order.
- * `also` adds columns beside `json` (a list's paging edge).
  */
-export function jsonRecords(resource: Resource, where: readonly Fragment[], rest: Fragment = frag(''), also?: Fragment, list: Fragment = frag(selectList(resource))): Fragment {
+export function jsonRecords(resource: Resource, where: readonly Fragment[], rest: Fragment = frag(''), list: Fragment = frag(selectList(resource))): Fragment {
   const cond = joinFragments([...where], 'and');
-  return frag(
-    jsonRows(list.sql, `${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}`, also?.sql),
-    [...(also?.bindings ?? []), ...list.bindings, ...cond.bindings, ...rest.bindings],
-  );
+  return frag(jsonRows(list.sql, `${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}`), [...list.bindings, ...cond.bindings, ...rest.bindings]);
 }
 
-/** `list` over `from` (rows aliased `ROW`, with whatever follows), each row as its JSON text in the column `json`, `also` beside it. */
-export const jsonRows = (list: string, from: string, also?: string): string =>
-  `select row_to_json(r)::text as json${also ? `, ${also}` : ''} from (select ${list} from ${from}) r`;
+/** `list` over `from` (rows aliased `ROW`, with whatever follows), each row as its JSON text in the column `json`. */
+export const jsonRows = (list: string, from: string): string => `select row_to_json(r)::text as json from (select ${list} from ${from}) r`;
 
 /**
  * A list's first records are joined into texts by PostgreSQL, in heads of up to these many: a first
@@ -109,7 +104,7 @@ const HEAD_ROWS = [1_000, 9_000];
 /**
  * A list's records in their order, `limit` of them after `offset`: the first row holds the first
  * head of the list joined by commas in one text (null when empty), `also` beside it; the second row
- * the second head; each later row one record. The process thus handles one or two texts for a list
+ * the second head; each later row one record (`also`'s columns null). The process thus handles one or two texts for a list
  * that fits the heads, as for a single `string_agg`, yet a longer one streams, and its first records
  * come before the rest have been read. A head that may be followed by more is materialised, so
  * PostgreSQL builds each record's JSON once, and the rows beyond it are read only when it was full.
@@ -121,7 +116,7 @@ export function listRecords(
   order: string,
   limit: number | undefined,
   offset: number,
-  also?: Fragment,
+  also: readonly Fragment[] = [],
   list: Fragment = frag(selectList(resource)),
 ): Fragment {
   const records = (count: number | undefined, skip: number): Fragment => {
@@ -135,8 +130,8 @@ export function listRecords(
       ...[count, skip || undefined].filter((n) => n !== undefined),
     ]);
   };
-  const beside = (first: boolean) => (also ? (first ? `, ${also.sql}` : ', null') : '');
-  const alsoBindings = also?.bindings ?? [];
+  const beside = (first: boolean) => also.map((a) => `, ${first ? a.sql : 'null'}`).join('');
+  const alsoBindings = also.flatMap((a) => a.bindings);
   if (limit !== undefined && limit <= HEAD_ROWS[0]!) {
     const head = records(limit, offset);
     return frag(`select string_agg(json, ',') as json${beside(true)} from (${head.sql}) h`, [...alsoBindings, ...head.bindings]);

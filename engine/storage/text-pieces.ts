@@ -15,8 +15,8 @@ const PIECE_BYTES = 64 * 1024;
 /** Pieces waiting for the reader above this size pause the connection's socket, so PostgreSQL waits. */
 const PAUSE_BYTES = 1024 * 1024;
 
-/** `first` is shown the first row's second column, when there is a row. */
-export type FirstRow = (second: string | null) => void;
+/** `first` is shown the first row's columns after the first, when there is a row. */
+export type FirstRow = (rest: readonly (string | null)[]) => void;
 
 export interface TextPieces extends AsyncIterable<string> {
   [Symbol.asyncIterator](): AsyncIterator<string, void>;
@@ -104,7 +104,7 @@ class TextRowsQuery extends pg.Query {
   handleDataRow({ fields }: DataRow): void {
     const text = fields[0] ?? undefined;
     if (this.rows++ === 0) {
-      this.first?.(fields[1] ?? null);
+      this.first?.(fields.slice(1));
       if (text !== undefined) this.deliver(text);
       return;
     }
@@ -208,9 +208,9 @@ function streamPieces(db: Knex, query: Fragment, first: FirstRow | undefined): T
       const rows = db.raw(query.sql, query.bindings as Knex.RawBinding[]).stream() as AsyncIterable<Record<string, string | null>>;
       let count = 0;
       for await (const row of rows) {
-        const [text, second] = Object.values(row);
+        const [text, ...rest] = Object.values(row);
         if (count++ === 0) {
-          first?.(second ?? null);
+          first?.(rest);
           if (typeof text === 'string') yield text;
           continue;
         }
@@ -223,7 +223,7 @@ function streamPieces(db: Knex, query: Fragment, first: FirstRow | undefined): T
   };
 }
 
-/** The pieces of `query`, read as the consumer asks for them; `first` sees the first row's second column. */
+/** The pieces of `query`, read as the consumer asks for them; `first` sees the first row's columns after the first. */
 export function textPieces(db: Knex, query: Fragment, first?: FirstRow): TextPieces {
   const onServer = (db.client as { config?: { client?: unknown } }).config?.client === 'pg';
   return (onServer ? wirePieces : streamPieces)(db, query, first);
