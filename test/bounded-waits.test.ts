@@ -9,6 +9,7 @@ import type { DatabaseBounds } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
 import { startService, type RunningService } from '../engine/service.js';
 import { Client } from './support/client.js';
+import { lockTable } from './support/locks.js';
 import { within } from './support/wait.js';
 import { describeWithServer } from './support/database.js';
 import { suite, testConfig } from './support/hooks.js';
@@ -42,12 +43,6 @@ describeWithServer('bounded waits on the database', 'PGlite has no statement tim
   });
   after(async () => locker?.destroy());
 
-  /** Holds an exclusive lock on the table until `release`: every statement on it waits. */
-  async function lockTable(): Promise<void> {
-    const trx = await locker.transaction();
-    await trx.raw(`lock table ?? in access exclusive mode`, [table]);
-    release = async () => void (await trx.rollback());
-  }
 
   /** The service's statements still running or waiting on the table, as the server sees them. */
   async function waitingStatements(): Promise<number> {
@@ -58,7 +53,7 @@ describeWithServer('bounded waits on the database', 'PGlite has no statement tim
   it('cancels a statement waiting on a lock past LOCK_TIMEOUT_MS, answering 503', async () => {
     const { svc, client } = await instance({ lockTimeoutMs: 200, statementTimeoutMs: 0 });
     try {
-      await lockTable();
+      release = await lockTable(locker, table);
       const started = Date.now();
       const res = await client.get(PATH);
       expect(res.status, res.text).to.equal(503);
@@ -75,7 +70,7 @@ describeWithServer('bounded waits on the database', 'PGlite has no statement tim
   it('cancels a statement running past STATEMENT_TIMEOUT_MS, answering 503, and writes nothing', async () => {
     const { svc, client } = await instance({ lockTimeoutMs: 0, statementTimeoutMs: 300 });
     try {
-      await lockTable();
+      release = await lockTable(locker, table);
       const res = await client.patch(`${PATH}/${id}`, { title: 'never stored' });
       expect(res.status, res.text).to.equal(503);
       expect(res.body).to.deep.equal(UNAVAILABLE);
@@ -90,7 +85,7 @@ describeWithServer('bounded waits on the database', 'PGlite has no statement tim
   it('gives up waiting for a pooled connection after POOL_ACQUIRE_TIMEOUT_MS, answering 503', async () => {
     const { svc, client } = await instance({ poolSize: 1, acquireTimeoutMs: 300, lockTimeoutMs: 0, statementTimeoutMs: 10_000 });
     try {
-      await lockTable();
+      release = await lockTable(locker, table);
       const holding = client.get(PATH); // waits on the lock, holding the only connection
       expect(await within(5_000, async () => (await waitingStatements()) === 1), 'the first request holds the connection').to.equal(true);
       const started = Date.now();

@@ -13,16 +13,12 @@ import { describeWithServer } from './support/database.js';
 import { suite } from './support/hooks.js';
 import { unique } from './support/fixtures.js';
 import { Samples } from './support/samples.js';
+import { statementsOf, type Statement } from './support/queries.js';
 
 const ISSUES = 50_000;
 const TRACKERS = 10_000;
 /** SQL: a 22-character word of letters and digits, different for each value of `n`. */
 const WORD = (n: string) => `translate(encode(decode(md5((${n})::text), 'hex'), 'base64'), '+/=', '')`;
-
-interface Query {
-  sql: string;
-  bindings: unknown[];
-}
 
 interface PlanNode {
   'Node Type': string;
@@ -169,25 +165,19 @@ describeWithServer('lists read through indexes (EXPLAIN at 50,000 issues)', 'the
   });
 
   /** The list query the service runs for `path`, as Knex reported it. */
-  async function listQuery(path: string, table: string): Promise<Query> {
-    const { admin, service } = suite();
-    const seen: Query[] = [];
-    const listener = (q: Query) => void seen.push(q);
-    service.db.on('query', listener);
-    try {
-      const res = await admin.get(path);
+  async function listQuery(path: string, table: string): Promise<Statement> {
+    const seen = await statementsOf(async () => {
+      const res = await suite().admin.get(path);
       expect(res.status, res.text).to.equal(200);
       // a few of many: where a list is most of the table, a scan is the right plan
       expect(res.body, path).to.have.length.within(1, ISSUES / 20);
-    } finally {
-      service.db.removeListener('query', listener);
-    }
+    });
     const lists = seen.filter((q) => q.sql.includes(`from "${table}" t where`));
     expect(lists, `one list query on ${table}`).to.have.length(1);
     return lists[0]!;
   }
 
-  async function plan(q: Query, analyse = false): Promise<PlanNode> {
+  async function plan(q: Statement, analyse = false): Promise<PlanNode> {
     const { rows } = await explainer.query(`explain (${analyse ? 'analyze, ' : ''}format json) ${q.sql}`, q.bindings);
     return (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
   }

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { createTestDatabase, describeWithServer, type TestDatabase } from './support/database.js';
+import { lockTable } from './support/locks.js';
 import { startServiceProcess, type ServiceProcess } from './support/processes.js';
 
 const TABLE = 'glossar_entry';
@@ -85,19 +86,12 @@ describeWithServer('graceful shutdown on SIGTERM', 'slow requests are held by a 
     await db?.drop();
   });
 
-  /** Holds an exclusive lock on the table until the returned release: every request reading it waits. */
-  async function lockTable(): Promise<() => Promise<void>> {
-    const trx = await locker.transaction();
-    await trx.raw(`lock table ?? in access exclusive mode`, [TABLE]);
-    return async () => void (await trx.rollback());
-  }
-
   /**
    * Runs `body` with the table locked (`release` lifts the lock early); lifts it and kills what is
    * left of `service` in every case.
    */
   async function whileLocked(service: ServiceProcess, body: (release: () => Promise<void>) => Promise<void>): Promise<void> {
-    const lift = await lockTable();
+    const lift = await lockTable(locker, TABLE);
     let lifted = false;
     const release = async () => {
       if (lifted) return;

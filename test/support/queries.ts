@@ -1,17 +1,25 @@
-/** The SQL the service runs while `work` runs. */
+/** The statements the service runs while `work` runs, as Knex reports them. */
 import { suite } from './hooks.js';
 
-export async function queriesOf(work: () => Promise<unknown>): Promise<string[]> {
+export interface Statement {
+  sql: string;
+  bindings: unknown[];
+}
+
+export async function statementsOf(work: () => Promise<unknown>): Promise<Statement[]> {
   const { db } = suite().service;
-  const sql: string[] = [];
-  const listener = (query: { sql: string }) => void sql.push(query.sql);
+  const seen: Statement[] = [];
+  const listener = ({ sql, bindings }: Statement) => void seen.push({ sql, bindings: bindings ?? [] });
   db.on('query', listener);
   try {
     await work();
   } finally {
     db.removeListener('query', listener);
   }
-  return sql;
+  return seen;
 }
 
-export const countQueries = async (work: () => Promise<unknown>): Promise<number> => (await queriesOf(work)).length;
+/** The SQL the service runs while `work` runs. */
+export const queriesOf = async (work: () => Promise<unknown>): Promise<string[]> => (await statementsOf(work)).map((s) => s.sql);
+
+export const countQueries = async (work: () => Promise<unknown>): Promise<number> => (await statementsOf(work)).length;
