@@ -104,11 +104,12 @@ const HEAD_ROWS = [1_000, 9_000];
 /**
  * A list's records in their order, `limit` of them after `offset`: the first row holds the first
  * head of the list joined by commas in one text (null when empty), `also` beside it; the second row
- * the second head; each later row one record (`also`'s columns null). The process thus handles one or two texts for a list
- * that fits the heads, as for a single `string_agg`, yet a longer one streams, and its first records
- * come before the rest have been read. A head that may be followed by more is materialised, so
- * PostgreSQL builds each record's JSON once, and the rows beyond it are read only when it was full.
- * UNION ALL branches run in order: none of them can run in parallel (each holds a LIMIT or OFFSET).
+ * the second head; each later row one record (`also`'s columns null). The process thus handles one
+ * or two texts for a list that fits the heads, as for a single `string_agg`, yet a longer one
+ * streams, and its first records come before the rest have been read. A head that may be followed
+ * by more is materialised, so PostgreSQL builds each record's JSON once, and the rows beyond it are
+ * read only when it was full. UNION ALL branches run in order: none of them can run in parallel
+ * (each holds a LIMIT or OFFSET).
  */
 export function listRecords(
   resource: Resource,
