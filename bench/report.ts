@@ -23,7 +23,7 @@ export interface Row extends Omit<Measurement, 'peakRss'> {
   ratio: number | undefined;
 }
 
-const median = (values: number[]): number => {
+export const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;

@@ -6,6 +6,7 @@
  * run over a million rows sets STATEMENT_TIMEOUT_MS=0 in the bench's environment.
  */
 import { peakRss, resetPeakRss, rss } from './proc.js';
+import { median } from './report.js';
 import type { BenchData } from './seed.js';
 import type { Target } from './targets.js';
 
@@ -18,8 +19,6 @@ export interface WholeList {
   /** The highest resident size during a read less the size before it, the largest over the reads. */
   rssRiseMiB: number;
 }
-
-const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const READS = 3;
 
