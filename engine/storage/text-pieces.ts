@@ -22,13 +22,24 @@ export interface TextPieces extends AsyncIterable<string> {
   [Symbol.asyncIterator](): AsyncIterator<string, void>;
 }
 
-/** Collects texts into pieces. */
+/**
+ * Collects the rows' texts into pieces: the first row's alone, as soon as it comes (a list's head),
+ * the later ones in runs; `first` is shown the first row's other columns.
+ */
 class PieceBuilder {
   private parts: string[] = [];
   private bytes = 0;
+  private rows = 0;
 
-  /** The piece, once `text` fills it. */
-  add(text: string): string | undefined {
+  constructor(private readonly first: FirstRow | undefined) {}
+
+  /** A row's columns, its text first; the piece it completes, if any. */
+  row([text, ...rest]: readonly (string | null)[]): string | undefined {
+    if (this.rows++ === 0) {
+      this.first?.(rest);
+      return text ?? undefined;
+    }
+    if (text === null || text === undefined) return undefined;
     this.parts.push(text);
     this.bytes += text.length + 1;
     return this.bytes >= PIECE_BYTES ? this.take() : undefined;
@@ -60,13 +71,12 @@ interface PortalWire {
  * Query sends Parse, Bind and Describe, then the Execute messages below, at once, and calls these handlers.
  */
 class TextRowsQuery extends pg.Query {
-  private readonly builder = new PieceBuilder();
+  private readonly builder: PieceBuilder;
   private readonly ready: string[] = [];
   private readyBytes = 0;
   private waiting: ((result: IteratorResult<string, void>) => void) | undefined;
   private failed: ((err: unknown) => void) | undefined;
   private ended = false;
-  private rows = 0;
   private error: unknown;
   /** Called once the statement has ended (or failed) and the connection is free. */
   onSettled: () => void = () => undefined;
@@ -76,10 +86,11 @@ class TextRowsQuery extends pg.Query {
     values: unknown[],
     /** The connection's socket, paused while the pieces wait. */
     private socket: Readable | undefined,
-    private readonly first: FirstRow | undefined,
+    first: FirstRow | undefined,
   ) {
     // extended even without values: the first row is asked for alone (see _getRows)
     super({ text, values, queryMode: 'extended' } as pg.QueryConfig);
+    this.builder = new PieceBuilder(first);
   }
 
   /**
@@ -102,13 +113,7 @@ class TextRowsQuery extends pg.Query {
   handleRowDescription(): void {}
 
   handleDataRow({ fields }: DataRow): void {
-    const text = fields[0] ?? undefined;
-    if (this.rows++ === 0) {
-      this.first?.(fields.slice(1));
-      if (text !== undefined) this.deliver(text);
-      return;
-    }
-    const piece = text === undefined ? undefined : this.builder.add(text);
+    const piece = this.builder.row(fields);
     if (piece !== undefined) this.deliver(piece);
   }
 
@@ -204,17 +209,10 @@ function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): Tex
 function streamPieces(db: Knex, query: Fragment, first: FirstRow | undefined): TextPieces {
   return {
     async *[Symbol.asyncIterator]() {
-      const builder = new PieceBuilder();
+      const builder = new PieceBuilder(first);
       const rows = db.raw(query.sql, query.bindings as Knex.RawBinding[]).stream() as AsyncIterable<Record<string, string | null>>;
-      let count = 0;
       for await (const row of rows) {
-        const [text, ...rest] = Object.values(row);
-        if (count++ === 0) {
-          first?.(rest);
-          if (typeof text === 'string') yield text;
-          continue;
-        }
-        const piece = typeof text === 'string' ? builder.add(text) : undefined;
+        const piece = builder.row(Object.values(row));
         if (piece !== undefined) yield piece;
       }
       const rest = builder.take();
