@@ -69,8 +69,9 @@ export function listQuery(resource: Resource, visible: readonly Fragment[], plan
   return {
     records,
     head(columns) {
-      const [keys, count] = edge ? columns : [null, ...columns];
-      return { edge: keys ? (JSON.parse(keys) as Key[]) : [], total: total ? (count ?? undefined) : undefined };
+      const value = (column: Fragment | undefined) => (column ? (columns[also.indexOf(column)] ?? null) : null);
+      const keys = value(edge);
+      return { edge: keys ? (JSON.parse(keys) as Key[]) : [], total: value(total) ?? undefined };
     },
     links(keys) {
       if (!size) return { truncated: false };
