@@ -126,13 +126,18 @@ describe('DMS batch endpoints', () => {
   });
 
   describe('body', () => {
-    it('refuses more than 1000 ids', async () => {
-      const ids = Array.from({ length: 1001 }, (_, i) => i + 1);
-      for (const path of [MOVE, ARCHIVE, DELETE]) {
-        const res = await suite().admin.post(path, { document_ids: ids, folder_id: target.id });
-        expect(res.status, path).to.equal(400);
-        expect(res.body.document_ids).to.deep.equal(['Ensure this field has no more than 1000 elements.']);
+    it('refuses more than 1000 ids, counting what is sent, repeats included', async () => {
+      const [doc] = await documents(1);
+      const distinct = Array.from({ length: 1001 }, (_, i) => i + 1);
+      const repeated = Array.from({ length: 1001 }, () => doc!.id as number);
+      for (const ids of [distinct, repeated]) {
+        for (const path of [MOVE, ARCHIVE, DELETE]) {
+          const res = await suite().admin.post(path, { document_ids: ids, folder_id: target.id });
+          expect(res.status, path).to.equal(400);
+          expect(res.body.document_ids).to.deep.equal(['Ensure this field has no more than 1000 elements.']);
+        }
       }
+      expect(await current([doc!])).to.deep.equal([doc]);
     });
 
     it('names every offending field: required, list, integers, unknown fields', async () => {

@@ -1,6 +1,6 @@
 /**
  * A batch action of CONTRACT 10 over records of one resource. The body names the records
- * (`<name>_ids`, at most `maxIds`, duplicates counted once); in one transaction every record must
+ * (`<name>_ids`, at most `maxIds` as sent, each record changed once); in one transaction every record must
  * be visible (else 400) and changeable (else 403), then the records are changed or deleted as a
  * set (service.changeAll, service.remove: the same checks and hooks as one record's write, a
  * constant number of statements without hooks), so one refusal leaves every record as it was.
@@ -66,7 +66,8 @@ export class BatchService {
     if (!errors.has(idsField)) {
       ids = uniqueIds(given[idsField]);
       if (ids.length === 0) errors.add(idsField, 'This list may not be empty.');
-      if (ids.length > maxIds) errors.add(idsField, `Ensure this field has no more than ${maxIds} elements.`);
+      // the limit is on what is sent: a thousand repeats of one id are as many to read and check
+      if ((given[idsField] as unknown[]).length > maxIds) errors.add(idsField, `Ensure this field has no more than ${maxIds} elements.`);
     }
     const op = declaration.operation;
     let values: Values = {};

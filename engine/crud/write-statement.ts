@@ -176,14 +176,25 @@ function createStatement(w: Write, list: string): Fragment {
   return statement([inputs(w, undefined), valuesRow(w.resource), insert, ...linkWrites(w), ...stateLog(w)], list);
 }
 
+/**
+ * The locked row is the version the statement's snapshot shows. A concurrent writer that held the
+ * lock and committed leaves a newer version, which the lock hands over while the statement's other
+ * scans (links, references) still see the snapshot: a link diff against it would merge two sets.
+ * Then the statement writes nothing and the check path, which locks before it reads, answers.
+ */
+const current = (w: Write): Fragment => frag(`${OLD}.w_xmin = (select s.xmin from ${q(w.resource.table)} s where s.id = ${OLD}.id)`);
+
 function updateStatement(w: Write, id: number, list: string): Fragment {
   const table = q(w.resource.table);
   const view = accessPredicate(w.resource, 'view', w.user, ROW);
   const change = accessPredicate(w.resource, 'change', w.user, OLD);
   // the row locked as the check path locks it; a concurrent change is waited for and seen
-  const locked = frag(`${OLD} as (select ${ROW}.* from ${table} ${ROW}, ${IN} where ${ROW}.id = ${IN}.w_id${view ? ` and ${view.sql}` : ''} for update of ${ROW})`, view?.bindings);
+  const locked = frag(
+    `${OLD} as (select ${ROW}.*, ${ROW}.xmin as w_xmin from ${table} ${ROW}, ${IN} where ${ROW}.id = ${IN}.w_id${view ? ` and ${view.sql}` : ''} for update of ${ROW})`,
+    view?.bindings,
+  );
   const sets = [...Object.keys(w.row).map((c) => `${q(c)} = ${V}.${q(c)}`), 'modified = current_timestamp'];
-  const guard = joinFragments([...(change ? [change] : []), ...referenceGuards(w), ...moveGuards(w)], 'and');
+  const guard = joinFragments([current(w), ...(change ? [change] : []), ...referenceGuards(w), ...moveGuards(w)], 'and');
   const write = frag(
     `${NEW} as (update ${table} ${ROW} set ${sets.join(', ')} from ${OLD}, ${V}, ${IN} where ${ROW}.id = ${OLD}.id and ${guard.sql} returning ${ROW}.*)`,
     guard.bindings,
