@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Ajv } from 'ajv';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
+import { resourceView, type ResourceView } from '../describe/view.js';
 import { setActor } from '../audit/actor.js';
 import { checkPrivileges, type PrivilegeCheck } from '../access/privileges.js';
 import { endSessions } from '../auth/sessions.js';
@@ -72,6 +73,8 @@ export class ResourceService {
   private readonly reads: ReadRouting;
   /** `fields=` and `expand=` of lists and details. */
   readonly shapes: RecordShapes;
+  /** What readers are shown: the OpenAPI document, MCP and the admin app render it. */
+  readonly view: ResourceView;
 
   constructor(
     readonly resource: Resource,
@@ -90,6 +93,7 @@ export class ResourceService {
     this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
     this.statements = new StatementWrites(resource, pool, registry.resources, this.credentials);
     this.shapes = new RecordShapes(resource);
+    this.view = resourceView(resource, this.filters, this.orderable);
   }
 
   private get db(): Knex {

@@ -59,7 +59,7 @@ export class ToolCalls {
 
   private describe(args: Args, user: Principal): string {
     const chosen = args.resource === undefined ? [...this.services.values()] : [this.service(args, user, 'view')];
-    return JSON.stringify(chosen.filter((s) => mayPerform(user, s.resource.permissions.view)).map(describeResource));
+    return JSON.stringify(chosen.filter((s) => mayPerform(user, s.resource.permissions.view)).map((s) => describeResource(s.view)));
   }
 
   private async list(args: Args, user: Principal): Promise<string> {

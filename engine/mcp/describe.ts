@@ -1,23 +1,17 @@
-/** What describe_resources answers for one resource: enough to call the other tools without guessing. */
-import type { ResourceService } from '../crud/service.js';
+/** What describe_resources answers for one resource, rendered from its view: enough to call the other tools without guessing. */
+import type { ResourceView } from '../describe/view.js';
 
-export function describeResource({ resource, filters, orderable, search }: ResourceService): object {
-  const fields = resource.fields
-    .filter((f) => f.readable || f.writable)
-    .map((f) => {
-      const { description, type, required = false } = f.spec;
-      const states = f.spec.type === 'state' ? { states: f.spec.values, initial: f.spec.initial, transitions: f.spec.transitions } : {};
-      const choices = f.spec.type === 'enum' ? { values: f.spec.values } : {};
-      return { name: f.name, type, description, required, nullable: f.nullable, writable: f.writable, ...choices, ...states };
-    });
-  const relations = [...resource.foreignKeys, ...resource.manyToMany].map((r) => ({
-    name: r.name,
-    writeName: r.writeName,
-    kind: r.kind,
-    target: r.target.key,
-    description: r.spec.description,
-    writable: !r.spec.readOnly,
-  }));
+export function describeResource({ resource, entries, filters, orderable, search }: ResourceView): object {
+  const fields = entries.flatMap((e) => {
+    if (e.kind !== 'field') return [];
+    const { spec } = e;
+    const states = spec.type === 'state' ? { states: spec.values, initial: spec.initial, transitions: spec.transitions } : {};
+    const choices = spec.type === 'enum' ? { values: spec.values } : {};
+    return [{ name: e.name, type: spec.type, description: e.description, required: e.required, nullable: e.nullable, writable: e.writable, ...choices, ...states }];
+  });
+  const relations = entries.flatMap((e) =>
+    e.kind === 'field' ? [] : [{ name: e.name, writeName: e.writeName, kind: e.kind, target: e.target.key, description: e.description, writable: e.writable }],
+  );
   return {
     resource: resource.key,
     path: resource.path,
@@ -27,7 +21,7 @@ export function describeResource({ resource, filters, orderable, search }: Resou
     relations,
     filters: filters.map((f) => ({ name: f.param, description: f.description })),
     search: search.length > 0,
-    ordering: [...orderable.keys()],
+    ordering: orderable,
     defaultOrdering: resource.ordering,
   };
 }

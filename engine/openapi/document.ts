@@ -56,7 +56,7 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
   for (const service of services.values()) {
     const names = schemaNames(service.resource);
     merge(schemas, {
-      [names.read]: readSchema(service.resource),
+      [names.read]: readSchema(service.view),
       [names.request]: requestSchema(service.resource, 'create'),
       [names.patched]: requestSchema(service.resource, 'patch'),
     });

@@ -6,17 +6,12 @@
 import type { ResourceService } from '../crud/service.js';
 import type { Filter } from '../crud/filters.js';
 import { SEARCH_LIMITS } from '../crud/list-plan.js';
-import { findField, findForeignKey, findManyToMany, type Resource } from '../registry/resource.js';
+import type { ViewEntry } from '../describe/view.js';
 import { ref, type Parameter, type Ref } from './types.js';
 
-/** The declared description of what a filter filters on, if it is a field or relation. */
-function subjectOf(resource: Resource, key: string): string | undefined {
-  const subject = findField(resource, key)?.spec ?? findForeignKey(resource, key)?.spec ?? findManyToMany(resource, key)?.spec;
-  return subject?.description;
-}
-
-function filterParameter(resource: Resource, f: Filter): Parameter {
-  const subject = subjectOf(resource, f.on.key);
+function filterParameter(entries: ReadonlyMap<string, ViewEntry>, f: Filter): Parameter {
+  // the declared description of what the filter filters on, if it is a field or relation
+  const subject = entries.get(f.on.key)?.description;
   return {
     name: f.param,
     in: 'query',
@@ -26,10 +21,11 @@ function filterParameter(resource: Resource, f: Filter): Parameter {
   };
 }
 
-export function listParameters(service: ResourceService): (Parameter | Ref)[] {
-  const { resource } = service;
-  const params: (Parameter | Ref)[] = service.filters.map((f) => filterParameter(resource, f));
-  const searchable = resource.fields.filter((f) => f.spec.search && f.column).map((f) => `\`${f.name}\``);
+export function listParameters({ view }: ResourceService): (Parameter | Ref)[] {
+  const { resource } = view;
+  const entries = new Map(view.entries.map((e) => [e.name, e]));
+  const params: (Parameter | Ref)[] = view.filters.map((f) => filterParameter(entries, f));
+  const searchable = view.search.map((f) => `\`${f.name}\``);
   if (searchable.length) {
     params.push({
       name: 'search',
@@ -38,7 +34,7 @@ export function listParameters(service: ResourceService): (Parameter | Ref)[] {
       schema: { type: 'string' },
     });
   }
-  const orderable = [...service.orderable.keys()];
+  const { orderable } = view;
   const byDefault = resource.ordering.length ? resource.ordering.join(',') : 'id';
   params.push(
     {

@@ -8,6 +8,7 @@ import { INT_MAX } from '../fields/values.js';
 import { documentedValue } from '../crud/examples.js';
 import { typeOf } from '../fields/index.js';
 import type { StateField } from '../declare/fields.js';
+import type { ResourceView } from '../describe/view.js';
 import type { Field, Resource } from '../registry/resource.js';
 import { toOpenApi, withNull } from './json-schema.js';
 import { componentName, ref, type Schema } from './types.js';
@@ -87,27 +88,29 @@ function documented(schema: Schema, f: Field, examples: 'all' | 'typed'): Schema
 /** What `expand=` serves for a relation: the related record, as its own schema describes it. */
 const expandedShape = (target: Resource) => ref('schemas', schemaNames(target).read);
 
-export function readSchema(resource: Resource): Schema {
+export function readSchema({ resource, entries }: ResourceView): Schema {
   const properties: Record<string, Schema> = { ...recordFields };
-  for (const f of resource.fields) {
-    if (!f.readable) continue;
-    const schema = documented(toOpenApi(fieldSchema(f.spec)), f, 'all');
-    properties[f.name] = { ...(f.nullable ? withNull(schema) : schema), ...(f.writable ? {} : { readOnly: true }) };
-  }
-  resource.foreignKeys.forEach((fk, i) => {
-    const described = `${referenceDescription(fk.spec.description, fk.target)} Written as \`${fk.writeName}\`.`;
-    const schema = { ...id(described, relationId(i)), 'x-references': fk.target.path, 'x-expand': expandedShape(fk.target) };
-    properties[fk.name] = { ...(fk.required ? schema : withNull(schema)), ...(fk.spec.readOnly ? { readOnly: true } : {}) };
-  });
-  for (const m of resource.manyToMany) {
-    properties[m.name] = {
-      type: 'array',
-      items: { ...id(`Id of a \`${m.target.path}\` record.`, LINKED[0]!), 'x-references': m.target.path },
-      example: LINKED,
-      description: `${referenceDescription(m.spec.description, m.target, true)} In ascending order; written as \`${m.writeName}\`.`,
-      'x-expand': expandedShape(m.target),
-      ...(m.spec.readOnly ? { readOnly: true } : {}),
-    };
+  let keys = 0;
+  for (const e of entries) {
+    if (!e.readable) continue;
+    const readOnly = e.writable ? {} : { readOnly: true };
+    if (e.kind === 'field') {
+      const schema = documented(toOpenApi(fieldSchema(e.spec)), e.field, 'all');
+      properties[e.name] = { ...(e.nullable ? withNull(schema) : schema), ...readOnly };
+    } else if (e.kind === 'fk') {
+      const described = `${referenceDescription(e.description, e.target)} Written as \`${e.writeName}\`.`;
+      const schema = { ...id(described, relationId(keys++)), 'x-references': e.target.path, 'x-expand': expandedShape(e.target) };
+      properties[e.name] = { ...(e.nullable ? withNull(schema) : schema), ...readOnly };
+    } else {
+      properties[e.name] = {
+        type: 'array',
+        items: { ...id(`Id of a \`${e.target.path}\` record.`, LINKED[0]!), 'x-references': e.target.path },
+        example: LINKED,
+        description: `${referenceDescription(e.description, e.target, true)} In ascending order; written as \`${e.writeName}\`.`,
+        'x-expand': expandedShape(e.target),
+        ...readOnly,
+      };
+    }
   }
   Object.assign(properties, recordTail);
   return {

@@ -1,0 +1,130 @@
+/**
+ * One compiled description of a resource for everything that shows it to readers: the OpenAPI
+ * document, the MCP tools' descriptions and the admin app's metadata are renderings of this view,
+ * built once per resource at boot. A new declaration key that readers should see is added here
+ * once, and each rendering picks it up from the same place.
+ */
+import type { FieldSpec } from '../declare/index.js';
+import type { Filter } from '../crud/filters.js';
+import type { OrderColumn } from '../crud/keyset.js';
+import type { Field, ForeignKeyRef, ManyToManyRef, Resource } from '../registry/resource.js';
+
+interface ViewEntryBase {
+  name: string;
+  /** The declared label, else the name in words. */
+  label: string;
+  description: string;
+  /** The body key: the field's name, `x_id` or `x_ids`. */
+  writeName: string;
+  required: boolean;
+  nullable: boolean;
+  /** Served in responses (false for passwords). */
+  readable: boolean;
+  /** Accepted in bodies (false for read-only and derived fields, read-only relations). */
+  writable: boolean;
+}
+
+export interface ViewField extends ViewEntryBase {
+  kind: 'field';
+  field: Field;
+  spec: FieldSpec;
+  /** The declaration but its texts: type, lengths, values, transitions… */
+  details: Omit<FieldSpec, 'description' | 'label'>;
+}
+export interface ViewForeignKey extends ViewEntryBase {
+  kind: 'fk';
+  relation: ForeignKeyRef;
+  target: Resource;
+}
+export interface ViewLinks extends ViewEntryBase {
+  kind: 'm2m';
+  relation: ManyToManyRef;
+  target: Resource;
+}
+/** A field or relation as readers see it, in declaration order: fields, then foreign keys, then links. */
+export type ViewEntry = ViewField | ViewForeignKey | ViewLinks;
+
+export interface ResourceView {
+  resource: Resource;
+  /** Every field and relation a reader sees or sends (readable or writable). */
+  entries: ViewEntry[];
+  /** The field whose value names a record in lists and pickers; null when none fits. */
+  recordLabel: string | null;
+  /** The columns a list shows first. */
+  listColumns: string[];
+  /** The fields `search` looks in. */
+  search: ViewField[];
+  filters: readonly Filter[];
+  /** `ordering=` names. */
+  orderable: string[];
+}
+
+const LABEL_FIELDS = ['title', 'name', 'username', 'label', 'number'];
+/** Field types that make a short, useful list column. */
+const COLUMN_TYPES = new Set(['state', 'enum', 'boolean', 'date', 'datetime', 'integer', 'decimal', 'string', 'email']);
+const DEFAULT_COLUMNS = 6;
+
+/** `assigned_user` → "Assigned user". */
+export const inWords = (name: string): string => {
+  const words = name.replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+function entriesOf(resource: Resource): ViewEntry[] {
+  const entries: ViewEntry[] = resource.fields
+    .filter((f) => f.readable || f.writable)
+    .map((f) => {
+      const { description, label, ...details } = f.spec;
+      const { nullable, readable, writable } = f;
+      return { kind: 'field', name: f.name, label: label ?? inWords(f.name), description, writeName: f.name, required: f.spec.required ?? false, nullable, readable, writable, field: f, spec: f.spec, details };
+    });
+  const relation = (r: ForeignKeyRef | ManyToManyRef) => ({
+    name: r.name,
+    label: r.spec.label ?? inWords(r.name),
+    description: r.spec.description,
+    writeName: r.writeName,
+    readable: true,
+    writable: !r.spec.readOnly,
+    target: r.target,
+  });
+  for (const r of resource.foreignKeys) entries.push({ ...relation(r), kind: 'fk', relation: r, required: r.required, nullable: !r.required });
+  for (const r of resource.manyToMany) entries.push({ ...relation(r), kind: 'm2m', relation: r, required: false, nullable: false });
+  return entries;
+}
+
+function recordLabelOf(resource: Resource): string | null {
+  const declared = resource.declaration.recordLabel;
+  if (declared !== undefined) return declared;
+  return LABEL_FIELDS.find((name) => resource.fields.some((f) => f.name === name && f.readable)) ?? null;
+}
+
+function listColumnsOf(resource: Resource, entries: readonly ViewEntry[], recordLabel: string | null): string[] {
+  const known = new Set(['id', 'created', 'modified', ...entries.map((e) => e.name)]);
+  const declared = resource.declaration.listColumns;
+  if (declared) {
+    const unknown = declared.find((c) => !known.has(c));
+    if (unknown) throw new Error(`Resource "${resource.key}": list column "${unknown}" is neither a field nor a relation.`);
+    return [...declared];
+  }
+  const chosen = ['id', ...(recordLabel ? [recordLabel] : [])];
+  for (const e of entries) {
+    if (chosen.length >= DEFAULT_COLUMNS) break;
+    if (chosen.includes(e.name)) continue;
+    if (e.kind === 'fk' || (e.kind === 'field' && COLUMN_TYPES.has(e.spec.type))) chosen.push(e.name);
+  }
+  return chosen;
+}
+
+export function resourceView(resource: Resource, filters: readonly Filter[], orderable: ReadonlyMap<string, OrderColumn>): ResourceView {
+  const entries = entriesOf(resource);
+  const recordLabel = recordLabelOf(resource);
+  return {
+    resource,
+    entries,
+    recordLabel,
+    listColumns: listColumnsOf(resource, entries, recordLabel),
+    search: entries.filter((e): e is ViewField => e.kind === 'field' && e.spec.search === true && e.field.column !== null),
+    filters,
+    orderable: [...orderable.keys()],
+  };
+}
