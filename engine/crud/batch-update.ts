@@ -15,7 +15,9 @@ import { FieldErrorCollector } from '../errors.js';
 import { findForeignKey, type ForeignKeyRef, type Resource } from '../registry/resource.js';
 import { q } from '../storage/sql.js';
 import type { Values } from './body.js';
-import { capitalise, checkOrder, checkStates, closesCycle, invalidPk, rowsOf, type Row } from './checks.js';
+import { checkOrder, checkStates, closesCycle, invalidPk, rowsOf, type Row } from './checks.js';
+import { ownAncestor } from '../write/tree.js';
+import { strayLink } from '../write/shared-parent.js';
 import { insertJson, moveRows, rowValues, type StateMove } from './store.js';
 
 /** Errors found by the database checks, by record id. */
@@ -36,7 +38,7 @@ async function cycles(trx: Knex.Transaction, resource: Resource, ids: readonly n
   for (const [fk, parent] of keysSet(resource, values)) {
     if (!fk.spec.tree || parent === null) continue;
     const hits = rowsOf(await trx.raw(`select x.id from unnest(?::int[]) x(id) where ${closesCycle(resource, fk, '?::int', 'x.id')}`, [ids as number[], parent as number]));
-    for (const { id } of hits) noteOn(found, id as number, fk.writeName, `Cannot set ${fk.name} to ${String(parent)}: the ${resource.name} would become its own ancestor.`);
+    for (const { id } of hits) noteOn(found, id as number, fk.writeName, ownAncestor(resource, fk, { parent }));
   }
 }
 
@@ -62,7 +64,7 @@ async function strandedLinks(trx: Knex.Transaction, resource: Resource, user: Pr
     for (const link of links) {
       const id = link.id as number;
       if (link.seen !== true) noteOn(found, id, m.writeName, invalidPk(link.target));
-      else if (parent !== null && link.parent !== parent) noteOn(found, id, m.writeName, `${capitalise(m.target.name)} ${String(link.target)} does not belong to ${same.local} ${String(parent)}.`);
+      else if (parent !== null && link.parent !== parent) noteOn(found, id, m.writeName, strayLink(m, { target: link.target, parent }));
     }
   }
 }

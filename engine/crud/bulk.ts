@@ -20,8 +20,10 @@ import { findField, findForeignKey, type Resource } from '../registry/resource.j
 import { withoutIndexes } from '../storage/bulk-load.js';
 import { q } from '../storage/sql.js';
 import { withoutCapture } from '../audit/actor.js';
+import { overlaps } from '../write/no-overlap.js';
+import { strayLink } from '../write/shared-parent.js';
 import type { Values } from './body.js';
-import { capitalise, checkOrder, checkStates, rowsOf } from './checks.js';
+import { checkOrder, checkStates, rowsOf } from './checks.js';
 import type { ResourceService } from './service.js';
 import { insertJson, linkRows, moveRows, rowValues, type StateMove } from './store.js';
 
@@ -197,7 +199,7 @@ export class BulkWriter {
           [JSON.stringify(ids)],
         ),
       );
-      if (bad) throw recordError(ids.indexOf(bad.id as number), { [m.writeName]: [`${capitalise(m.target.name)} ${String(bad.target)} does not belong to ${same.local} ${String(bad.parent)}.`] });
+      if (bad) throw recordError(ids.indexOf(bad.id as number), { [m.writeName]: [strayLink(m, { target: bad.target, parent: bad.parent })] });
     }
   }
 
@@ -212,7 +214,7 @@ export class BulkWriter {
         [JSON.stringify(ids)],
       ),
     );
-    if (clash) throw recordError(ids.indexOf(clash.id as number), { [rule.start]: [`This period overlaps ${this.resource.name} ${String(clash.other)} of the same ${rule.scope}.`] });
+    if (clash) throw recordError(ids.indexOf(clash.id as number), { [rule.start]: [overlaps(this.resource, rule, { other: clash.other })] });
   }
 }
 

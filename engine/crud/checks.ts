@@ -11,6 +11,12 @@ import type { RecordRule } from '../declare/index.js';
 import { findField, type Field, type ForeignKeyRef, type ManyToManyRef, type Resource } from '../registry/resource.js';
 import { q } from '../storage/sql.js';
 import { typeOf } from '../fields/index.js';
+import { overlaps } from '../write/no-overlap.js';
+import { outOfOrder } from '../write/order.js';
+import { missingReference } from '../write/reference.js';
+import { strayLink } from '../write/shared-parent.js';
+import { badMove, badStart } from '../write/state.js';
+import { ownAncestor } from '../write/tree.js';
 import type { Values } from './body.js';
 
 export type Row = Record<string, unknown>;
@@ -25,9 +31,7 @@ export interface CheckContext {
 
 type RuleOf<K extends RecordRule['kind']> = Extract<RecordRule, { kind: K }>;
 
-export const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
-
-export const invalidPk = (id: unknown) => `Invalid pk "${String(id)}" - object does not exist.`;
+export const invalidPk = (id: unknown): string => missingReference({ id });
 
 /** Visible rows of `target` among `ids`, with the extra columns asked for. */
 async function visibleRows(c: CheckContext, target: Resource, ids: number[], columns: string[] = []): Promise<Row[]> {
@@ -48,7 +52,7 @@ async function checkForeignKey(c: CheckContext, resource: Resource, fk: ForeignK
   if (rows.length === 0) return c.errors.add(fk.writeName, invalidPk(value));
   if (fk.spec.tree && c.existing) {
     const cycle = await c.trx.raw(`select ${closesCycle(resource, fk, '?', '?')} as cycle`, [value as number, c.existing.id as number]);
-    if (rowsOf(cycle)[0]?.cycle === true) c.errors.add(fk.writeName, `Cannot set ${fk.name} to ${String(value)}: the ${resource.name} would become its own ancestor.`);
+    if (rowsOf(cycle)[0]?.cycle === true) c.errors.add(fk.writeName, ownAncestor(resource, fk, { parent: value }));
   }
 }
 
@@ -73,7 +77,7 @@ async function checkManyToMany(c: CheckContext, resource: Resource, m: ManyToMan
     if (same && remoteFk && localFk && !c.errors.has(localFk.writeName)) {
       const parent = nextValue(c, values, localFk.writeName, localFk.name);
       if (parent !== null && parent !== undefined && row[remoteFk.column] !== parent) {
-        c.errors.add(m.writeName, `${capitalise(m.target.name)} ${id} does not belong to ${same.local} ${String(parent)}.`);
+        c.errors.add(m.writeName, strayLink(m, { target: id, parent }));
       }
     }
   }
@@ -116,14 +120,14 @@ export function checkStates(c: Pick<CheckContext, 'errors' | 'existing'>, resour
     if (c.errors.has(f.name)) continue;
     if (!c.existing) {
       const to = (values[f.name] as string | undefined) ?? s.default;
-      if (!s.initial.includes(to)) c.errors.add(f.name, `"${to}" is not a valid initial state; use one of: ${s.initial.join(', ')}.`);
+      if (!s.initial.includes(to)) c.errors.add(f.name, badStart(s, { to }));
       else moves.push({ field: f, from: null, to });
       continue;
     }
     const from = c.existing[f.name] as string;
     const to = values[f.name] as string | undefined;
     if (to === undefined || to === from || c.errors.has(f.name)) continue;
-    if (!(s.transitions[from] ?? []).includes(to)) c.errors.add(f.name, `Transition from "${from}" to "${to}" is not allowed.`);
+    if (!(s.transitions[from] ?? []).includes(to)) c.errors.add(f.name, badMove({ from, to }));
     else moves.push({ field: f, from, to });
   }
   return moves;
@@ -136,7 +140,7 @@ const comparable = (field: Field | undefined, v: unknown): number | string => (f
 export function checkOrder(c: Pick<CheckContext, 'errors' | 'existing'>, resource: Resource, rule: RuleOf<'order'>, values: Values): void {
   const [a, b] = [nextValue(c, values, rule.earlier, rule.earlier), nextValue(c, values, rule.later, rule.later)];
   if (a == null || b == null || c.errors.has(rule.earlier) || c.errors.has(rule.later)) return;
-  if (comparable(findField(resource, rule.later), b) < comparable(findField(resource, rule.earlier), a)) c.errors.add(rule.later, `Must not be before ${rule.earlier}.`);
+  if (comparable(findField(resource, rule.later), b) < comparable(findField(resource, rule.earlier), a)) c.errors.add(rule.later, outOfOrder(rule));
 }
 
 async function checkNoOverlap(c: CheckContext, resource: Resource, rule: RuleOf<'noOverlap'>, values: Values): Promise<void> {
@@ -153,7 +157,7 @@ async function checkNoOverlap(c: CheckContext, resource: Resource, rule: RuleOf<
     .where(rule.end, '>', start as string)
     .orderBy('id')
     .first('id')) as { id: number } | undefined;
-  if (clash) c.errors.add(rule.start, `This period overlaps ${resource.name} ${clash.id} of the same ${rule.scope}.`);
+  if (clash) c.errors.add(rule.start, overlaps(resource, rule, { other: clash.id }));
 }
 
 export async function checkRules(c: CheckContext, resource: Resource, values: Values): Promise<void> {

@@ -10,6 +10,7 @@ import { conflict, permissionDenied } from '../errors.js';
 import type { Resource } from '../registry/resource.js';
 import { ROW } from '../storage/serialise.js';
 import { frag, q } from '../storage/sql.js';
+import { stillReferenced } from '../write/protect.js';
 import { rowsOf, type Row } from './checks.js';
 import { selectRecords } from './store.js';
 
@@ -44,5 +45,5 @@ export async function refuseIfProtected(trx: Knex.Transaction, resource: Resourc
     (g, i) => `select ${i} as guard, ${q(g.fk.column)} as id, count(*)::int as n from ${q(g.resource.table)} where ${q(g.fk.column)} in (${list}) group by 2`,
   );
   const [hit] = rowsOf(await trx.raw(`${counts.join(' union all ')} order by id, guard limit 1`, guards.flatMap(() => ids))) as { guard: number; id: number; n: number }[];
-  if (hit) throw conflict(`Cannot delete ${resource.name} ${hit.id}: referenced by ${hit.n} ${guards[hit.guard]!.resource.name} records.`);
+  if (hit) throw conflict(stillReferenced(resource.name, { id: hit.id, count: hit.n, by: guards[hit.guard]!.resource.name }));
 }

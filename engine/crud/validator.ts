@@ -9,6 +9,7 @@ import type { FieldSpec } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 import { emptyMap } from '../errors.js';
 import { typeOf } from '../fields/index.js';
+import { missingReference } from '../write/reference.js';
 import { bodySchema } from './body-schema.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM
@@ -95,7 +96,7 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
   if (own) return own;
   // an id below 1 names no record: the contract's message for a missing one (above the integer range, its range message)
   if (err.keyword === 'minimum' && (err.parentSchema as Record<string, unknown> | undefined)?.['x-references']) {
-    return `Invalid pk "${String(err.data)}" - object does not exist.`;
+    return missingReference({ id: err.data });
   }
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {

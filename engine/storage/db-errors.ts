@@ -5,6 +5,8 @@
  * original as its `cause`, which the error renderer logs with the request id.
  */
 import { ApiError, DetailError, ValidationError, conflict, unavailable } from '../errors.js';
+import { referencedByOthers } from '../write/protect.js';
+import { missingReference } from '../write/reference.js';
 
 interface PgError {
   code?: string;
@@ -32,10 +34,10 @@ export function mapDatabaseError(err: unknown, deleting: string | undefined): un
     return new ValidationError({ [column.includes(',') ? 'non_field_errors' : column]: [`A record with this ${column} already exists.`] });
   }
   if (code === '23503') {
-    if (deleting) return conflict(`Cannot delete ${deleting}: referenced by other records.`);
+    if (deleting) return conflict(referencedByOthers(deleting));
     const column = keyColumn(e.detail) ?? 'non_field_errors';
     const value = /\)=\(([^)]*)\)/.exec(e.detail ?? '')?.[1] ?? '';
-    return new ValidationError({ [column]: [`Invalid pk "${value}" - object does not exist.`] });
+    return new ValidationError({ [column]: [missingReference({ id: value })] });
   }
   if (code === '23502' || code === '23514') return withCause(new ValidationError({ non_field_errors: ['Invalid input.'] }), err);
   if (code.startsWith('22')) return withCause(new DetailError(400, 'Invalid input.'), err);
