@@ -148,6 +148,20 @@ describe('round trips of a write', () => {
           ['new', 'pending', who === 'a superuser' ? suite().adminId : member.id],
         ]);
       });
+
+      it('changes a record under If-Match in one statement, comparing the tag under the row lock; a stale tag answers 412 and writes nothing', async () => {
+        const issue = await created(client(), '/api/issue/issue', { tracker_id: tracker.id, title: 'tagged', category_ids: [categories[0].id] });
+        const path = `/api/issue/issue/${issue.id}`;
+        const tag = (await client().get(path)).headers.get('etag')!;
+        let res: any;
+        const sql = await writeStatements(async () => (res = await client().patch(path, { title: 'retagged' }, { headers: { 'If-Match': tag } })));
+        expect(res.status, res.text).to.equal(200);
+        expect(sql, sql.join('\n')).to.have.length(1);
+        expect(res.headers.get('etag')).to.equal((await client().get(path)).headers.get('etag')).and.not.equal(tag);
+        const stale = await client().patch(path, { title: 'lost' }, { headers: { 'If-Match': tag } });
+        expect([stale.status, stale.body]).to.deep.equal([412, { detail: 'Precondition failed.' }]);
+        expect((await client().get(path)).body.title).to.equal('retagged');
+      });
     });
   }
 

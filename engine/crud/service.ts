@@ -20,6 +20,7 @@ import { mapDatabaseError } from '../storage/db-errors.js';
 import { joined } from '../storage/request-transaction.js';
 import { jsonRecords, ROW } from '../storage/serialise.js';
 import { ReadRouting } from '../storage/replicas.js';
+import { entityTag } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { textPieces } from '../storage/text-pieces.js';
@@ -54,8 +55,10 @@ export interface ListAnswer {
   links(): PageLinks;
 }
 
-/** A condition on the record's JSON as served (If-Match), checked with its row locked. */
-export type Precondition = (current: string) => boolean;
+/** If-Match: the entity tags one of which the record as served must carry, or `*` for any; checked with its row locked. */
+export type Precondition = readonly string[] | '*';
+
+const holds = (precondition: Precondition, json: string): boolean => precondition === '*' || precondition.includes(entityTag(json));
 
 const throwNotFound = (): never => {
   throw notFound();
@@ -156,7 +159,7 @@ export class ResourceService {
     const [row] = await lockVisible(trx, this.resource, user, [id]);
     if (!row) throw notFound();
     await refuseUnchangeable(trx, this.resource, user, [id]);
-    if (precondition && !precondition((await this.fetchJson(trx, id))!)) throw preconditionFailed();
+    if (precondition && !holds(precondition, (await this.fetchJson(trx, id))!)) throw preconditionFailed();
     return row;
   }
 
@@ -247,13 +250,13 @@ export class ResourceService {
 
   /**
    * As create: the statement first, then the checks, which answer 404 and 403 before any body error,
-   * as always. With a `precondition` (If-Match) the checks answer, comparing the record as it is
-   * once locked, so nothing can change it between the comparison and the write.
+   * as always. A `precondition` (If-Match) is compared with the record as it is once locked, in the
+   * statement or by the checks, so nothing can change it between the comparison and the write.
    */
   async update(user: Principal, id: number, body: unknown, partial: boolean, precondition?: Precondition): Promise<string> {
     const mode = partial ? 'patch' : 'create';
     const input = this.validatedEarly(body, mode);
-    const written = input && !precondition ? await this.statements.update(user, id, input) : undefined;
+    const written = input ? await this.statements.update(user, id, input, precondition) : undefined;
     if (written !== undefined) return written;
     return this.transaction(async (trx) => {
       const existing = await this.lockForChange(trx, user, id, precondition);

@@ -20,11 +20,13 @@ import { FieldErrorCollector } from '../errors.js';
 import type { RecordRule } from '../declare/index.js';
 import { findForeignKey, type Field, type ManyToManyRef, type Resource } from '../registry/resource.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
-import { buildSelectList, jsonRows, ROW } from '../storage/serialise.js';
+import { buildSelectList, jsonRows, ROW, selectList } from '../storage/serialise.js';
+import { entityTagSql } from '../storage/entity-tag.js';
 import { joinedTransaction } from '../storage/request-transaction.js';
 import { prepared } from '../storage/statements.js';
 import { frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 import type { Validated, Values } from './body.js';
+import type { Precondition } from './service.js';
 import { checkOrder, checkStates, closesCycle, rowsOf, uniqueIds, type Row } from './checks.js';
 import { rowValues } from './store.js';
 import { STATEMENT_PARTS, takesStatement, writePathOf, type WritePath } from './write-paths.js';
@@ -184,7 +186,14 @@ function createStatement(w: Write, list: string): Fragment {
  */
 const current = (w: Write): Fragment => frag(`${OLD}.w_xmin = (select s.xmin from ${q(w.resource.table)} s where s.id = ${OLD}.id)`);
 
-function updateStatement(w: Write, id: number, list: string): Fragment {
+/** If-Match: the locked record, as served, carries one of the tags. */
+function tagged(w: Write, precondition: Precondition | undefined): Fragment[] {
+  if (precondition === undefined || precondition === '*') return [];
+  const served = `(${jsonRows(selectList(w.resource), `${OLD} ${ROW}`)})`;
+  return [frag(`${entityTagSql(served)} in (select json_array_elements_text(?::json))`, [JSON.stringify(precondition)])];
+}
+
+function updateStatement(w: Write, id: number, list: string, precondition: Precondition | undefined): Fragment {
   const table = q(w.resource.table);
   const view = accessPredicate(w.resource, 'view', w.user, ROW);
   const change = accessPredicate(w.resource, 'change', w.user, OLD);
@@ -194,7 +203,7 @@ function updateStatement(w: Write, id: number, list: string): Fragment {
     view?.bindings,
   );
   const sets = [...Object.keys(w.row).map((c) => `${q(c)} = ${V}.${q(c)}`), 'modified = current_timestamp'];
-  const guard = joinFragments([current(w), ...(change ? [change] : []), ...referenceGuards(w), ...moveGuards(w)], 'and');
+  const guard = joinFragments([current(w), ...tagged(w, precondition), ...(change ? [change] : []), ...referenceGuards(w), ...moveGuards(w)], 'and');
   const write = frag(
     `${NEW} as (update ${table} ${ROW} set ${sets.join(', ')} from ${OLD}, ${V}, ${IN} where ${ROW}.id = ${OLD}.id and ${guard.sql} returning ${ROW}.*)`,
     guard.bindings,
@@ -242,10 +251,10 @@ export class StatementWrites {
    * invalid …). With order rules the statement runs between BEGIN and COMMIT, and the rules compare
    * the new values with the stored ones (the record it answers) before the COMMIT.
    */
-  async update(user: Principal, id: number, { values, errors }: Validated): Promise<string | undefined> {
+  async update(user: Principal, id: number, { values, errors }: Validated, precondition?: Precondition): Promise<string | undefined> {
     if (errors.has() || !takesStatement(this.path, user.isSuperuser) || this.credentials.some((name) => name in values)) return undefined;
     const w = await this.write(user, values, true);
-    const sql = updateStatement(w, id, this.listOf(w));
+    const sql = updateStatement(w, id, this.listOf(w), precondition);
     if (!this.orderRules.length) return this.attempt(() => this.json(this.db, sql));
     return this.attempt(() =>
       this.db.transaction(async (trx) => {

@@ -1,11 +1,10 @@
 /**
- * Conditional requests (RFC 9110 §8.8.3, §13.1): a detail's strong entity tag is a hash of the
- * JSON text it is served as, so equal bytes give equal tags on every instance, with nothing stored.
+ * Conditional requests (RFC 9110 §8.8.3, §13.1) over a detail's strong entity tag (storage/entity-tag.ts).
  * `If-Match` compares strongly (a weak tag never matches); `If-None-Match` weakly.
  */
-import { createHash } from 'node:crypto';
+import type { Precondition } from '../crud/service.js';
 
-export const entityTag = (text: string): string => `"${createHash('sha1').update(text).digest('base64url')}"`;
+export { entityTag } from '../storage/entity-tag.js';
 
 interface EntityTag {
   weak: boolean;
@@ -19,10 +18,10 @@ function tagsOf(header: string): EntityTag[] | '*' {
   return [...header.matchAll(/(W\/)?("[^"]*")/g)].map((m) => ({ weak: m[1] !== undefined, opaque: m[2]! }));
 }
 
-/** Whether `If-Match: header` holds for the representation tagged `current`. */
-export function ifMatchHolds(header: string, current: string): boolean {
+/** `If-Match: header` as the tags the record must carry: its strong tags (a weak one never matches), or any for `*`. */
+export function ifMatch(header: string): Precondition {
   const tags = tagsOf(header);
-  return tags === '*' || tags.some((t) => !t.weak && t.opaque === current);
+  return tags === '*' ? '*' : tags.filter((t) => !t.weak).map((t) => t.opaque);
 }
 
 /** Whether `If-None-Match: header` names the representation tagged `current` (a GET then answers 304). */

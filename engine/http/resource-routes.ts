@@ -9,7 +9,7 @@ import { emptyMap, methodNotAllowed, notFound, permissionDenied } from '../error
 import type { Action } from '../registry/resource.js';
 import type { Precondition, ResourceService } from '../crud/service.js';
 import type { IdempotentPosts } from './idempotency.js';
-import { entityTag, ifMatchHolds, noneMatchNames } from './conditional.js';
+import { entityTag, ifMatch, noneMatchNames } from './conditional.js';
 import { readJsonBody } from './json-body.js';
 import { sendJson, sendJsonArray } from './json-response.js';
 import { listHeaders } from './list-headers.js';
@@ -68,10 +68,10 @@ export function dispatch(service: ResourceService, handlers: Partial<Record<stri
   return methods(guarded);
 }
 
-/** The request's If-Match as a condition on the record's JSON; undefined without one. */
+/** The request's If-Match; undefined without one. */
 function preconditionOf(ctx: Context): Precondition | undefined {
   const header = ctx.get('If-Match');
-  return header ? (current) => ifMatchHolds(header, entityTag(current)) : undefined;
+  return header ? ifMatch(header) : undefined;
 }
 
 /** A record's JSON with its entity tag. */

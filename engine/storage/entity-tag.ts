@@ -1,0 +1,11 @@
+/**
+ * A record's strong entity tag: a hash of the JSON text it is served as, so equal bytes give equal
+ * tags on every instance, with nothing stored. Computed by the process for answers and by
+ * PostgreSQL where a write compares `If-Match` under its row lock, the same function both ways.
+ */
+import { createHash } from 'node:crypto';
+
+export const entityTag = (text: string): string => `"${createHash('sha256').update(text).digest('base64url')}"`;
+
+/** `entityTag` of the SQL text expression `json`. */
+export const entityTagSql = (json: string): string => `'"' || rtrim(translate(encode(sha256(convert_to(${json}, 'UTF8')), 'base64'), '+/', '-_'), '=') || '"'`;
