@@ -49,12 +49,12 @@ function planOf(resource: Resource): BodyPlan {
   return plan;
 }
 
+export const isObject = (body: unknown): body is Record<string, unknown> => typeof body === 'object' && body !== null && !Array.isArray(body);
+
 /** The body as an object, or 400 `Invalid data. Expected a dictionary, but got list.` (CONTRACT 4). */
 export function expectObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest(`Invalid data. Expected a dictionary, but got ${pyType(body)}.`);
-  }
-  return body as Record<string, unknown>;
+  if (!isObject(body)) throw badRequest(`Invalid data. Expected a dictionary, but got ${pyType(body)}.`);
+  return body;
 }
 
 export function normaliseBody(resource: Resource, body: unknown): { values: Values; errors: FieldErrors } {

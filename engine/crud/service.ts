@@ -24,7 +24,7 @@ import { entityTag } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { textPieces } from '../storage/text-pieces.js';
-import { normaliseBody, type Validated, type Values } from './body.js';
+import { isObject, normaliseBody, type Validated, type Values } from './body.js';
 import { updateAll } from './batch-update.js';
 import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
@@ -255,22 +255,14 @@ export class ResourceService {
    */
   async update(user: Principal, id: number, body: unknown, partial: boolean, precondition?: Precondition): Promise<string> {
     const mode = partial ? 'patch' : 'create';
-    const input = this.validatedEarly(body, mode);
+    // a body that is no object is refused by the checks, after 404 and 403
+    const input = isObject(body) ? this.validate(body, mode) : undefined;
     const written = input ? await this.statements.update(user, id, input, precondition) : undefined;
     if (written !== undefined) return written;
     return this.transaction(async (trx) => {
       const existing = await this.lockForChange(trx, user, id, precondition);
       return (await this.fetchJson(trx, await this.write(user, input ?? this.validate(body, mode), existing, trx, partial ? 'update' : 'replace')))!;
     });
-  }
-
-  /** The body validated before the record is looked at; undefined when it is refused outright, which the checks answer in their turn. */
-  private validatedEarly(body: unknown, mode: 'create' | 'patch'): Validated | undefined {
-    try {
-      return this.validate(body, mode);
-    } catch {
-      return undefined;
-    }
   }
 
   async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
