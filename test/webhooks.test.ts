@@ -168,7 +168,7 @@ describe("webhook deliveries follow their owner's reach", function () {
   let on: { service: RunningService; admin: Client };
   let wide: TestUser, narrow: TestUser, none: TestUser;
   const subscriptions: Record<string, any> = {};
-  let [open, secret]: any[] = [];
+  let [open, secret, plain]: any[] = [];
 
   /** What a receiver got, as `<event> <id>`, sorted. */
   const got = (name: keyof typeof receivers) => receivers[name].received.map((r) => `${r.body.event} ${r.body.id}`).sort();
@@ -196,7 +196,7 @@ describe("webhook deliveries follow their owner's reach", function () {
 
   it('sends each owner exactly the records they may view, as the API serves them to that owner', async () => {
     expect((await none.client.get('/api/issue/issue')).status).to.equal(403);
-    const plain = await created(on.admin, '/api/issue/issue', { tracker_id: open.id, title: unique('plain') });
+    plain = await created(on.admin, '/api/issue/issue', { tracker_id: open.id, title: unique('plain') });
     const hidden = await created(on.admin, '/api/issue/issue', { tracker_id: secret.id, title: unique('hidden') });
     const person = await created(on.admin, '/api/user', { username: unique('person'), email: 'person@example.com', password: 'correct-horse-1' });
     await settled();
@@ -227,12 +227,14 @@ describe("webhook deliveries follow their owner's reach", function () {
     expect((await c.put(`/api/webhook/subscription/${theirs}`, { url: 'https://thief.example.com/', events: EVENTS, secret: SECRET })).status).to.equal(404);
     expect((await c.delete(`/api/webhook/subscription/${theirs}`)).status).to.equal(404);
     expect((await on.admin.get(`/api/webhook/subscription/${theirs}`)).body.url).to.equal(subscriptions.wide.url);
-    const mine = await deliveries(c);
-    expect(mine.map((d) => d.subscription)).to.have.length(1).and.to.satisfy((s: number[]) => s.every((id) => id === subscriptions.narrow.id));
+    expect((await deliveries(c)).map((d) => `${d.subscription} ${d.event} ${d.record_id}`)).to.deep.equal([`${subscriptions.narrow.id} issue.issue.created ${plain.id}`]);
     expect(await deliveries(c, `&subscription=${theirs}`)).to.deep.equal([]);
     const [other] = await deliveries(wide.client);
     expect((await c.get(`/api/webhook/delivery/${other.id}`)).status).to.equal(404);
     expect((await on.admin.get(`/api/webhook/delivery/${other.id}`)).status).to.equal(200);
+    // a delivery is listed to its owner while they may view its record as its event left it
+    expect((await on.admin.patch(`/api/issue/tracker/${open.id}`, { visibility: 'confidential' })).status).to.equal(200);
+    expect(await deliveries(c)).to.deep.equal([]);
   });
 
   it('stops delivering to an owner who loses the permission or is deactivated', async () => {
