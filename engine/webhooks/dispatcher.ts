@@ -44,7 +44,7 @@ interface Claimed {
 
 /** The data of a delivery of `resource` as `owner` reads it; for a delete only the id (the record is gone: what else it held is no one's now). */
 function asOwnerReads(resource: Resource, owner: Principal, deleted: boolean): Fragment | undefined {
-  const seen = asRecorded(resource, owner, 'd');
+  const seen = asRecorded(resource, owner, 'wd');
   // the select list of lists and details, so what they leave out for `owner` a delivery leaves out too
   return seen && frag(jsonRows(deleted ? `${ROW}.id` : selectList(resource), seen.sql), seen.bindings);
 }
@@ -129,7 +129,7 @@ export class Dispatcher {
       group.ids.push(d.id);
     }
     const branches = [...groups.values()].flatMap(({ data, ids }) =>
-      data ? [frag(`select d.id, x.json from webhook_deliveries d cross join lateral (${data.sql}) x where d.id in (${ids.map(() => '?').join(', ')})`, [...data.bindings, ...ids])] : [],
+      data ? [frag(`select wd.id, x.json from webhook_deliveries wd cross join lateral (${data.sql}) x where wd.id in (${ids.map(() => '?').join(', ')})`, [...data.bindings, ...ids])] : [],
     );
     if (!branches.length) return new Map();
     const rows = rowsOf(await this.db.raw(branches.map((b) => b.sql).join(' union all '), branches.flatMap((b) => b.bindings) as Knex.RawBinding[]));
