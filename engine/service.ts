@@ -119,7 +119,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     throw err;
   }
   const webhooks = { ...DEFAULT_WEBHOOKS, ...config.webhooks };
-  const dispatcher = webhooks.dispatch ? new Dispatcher(db, webhooks, log) : undefined;
+  const dispatcher = webhooks.dispatch ? new Dispatcher(db, webhooks, log, registry.resources) : undefined;
   dispatcher?.start();
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;

@@ -2,7 +2,8 @@
  * Webhooks: subscriptions and the delivery log over HTTP, and deliveries to a real receiving server
  * on loopback: body, headers and signature; retries; no loss across a restart between the write's
  * commit and its delivery; no duplicate with two instances on one database. Delivering services run
- * in-process on a database of their own, so no other dispatcher takes their deliveries.
+ * in-process on a database of their own, so no other dispatcher takes their deliveries. Owners of
+ * different reach on one event stream: each receives only what they may view, as they read it.
  */
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
@@ -13,7 +14,7 @@ import { startService, type RunningService } from '../engine/service.js';
 import { send } from '../engine/webhooks/send.js';
 import { Client } from './support/client.js';
 import { createTestDatabase, describeWithServer, type TestDatabase } from './support/database.js';
-import { created, makeUser, unique } from './support/fixtures.js';
+import { created, makeUser, unique, type TestUser } from './support/fixtures.js';
 import { suite, testConfig } from './support/hooks.js';
 import { until } from './support/wait.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
@@ -155,6 +156,96 @@ describe('webhook deliveries to a receiving server', function () {
     await until('the state change', () => (receiver.received.length === 4 ? true : undefined));
     expect(receiver.received[3]!.body).to.include({ event: 'issue.tracker.state_changed', id: tracker.id });
     expect(receiver.received[3]!.body.data.state).to.equal('approved');
+  });
+});
+
+describe("webhook deliveries follow their owner's reach", function () {
+  this.timeout(60_000);
+  const instances = new Instances();
+  const receivers = { wide: new WebhookReceiver(), narrow: new WebhookReceiver(), none: new WebhookReceiver(), admin: new WebhookReceiver() };
+  const HOOKS = ['webhook.add_subscription', 'webhook.view_subscription', 'webhook.change_subscription', 'webhook.delete_subscription', 'webhook.view_delivery'];
+  const EVENTS = ['issue.issue.created', 'issue.issue.updated', 'issue.issue.deleted', 'users.user.created'];
+  let on: { service: RunningService; admin: Client };
+  let wide: TestUser, narrow: TestUser, none: TestUser;
+  const subscriptions: Record<string, any> = {};
+  let [open, secret, plain]: any[] = [];
+
+  /** What a receiver got, as `<event> <id>`, sorted. */
+  const got = (name: keyof typeof receivers) => receivers[name].received.map((r) => `${r.body.event} ${r.body.id}`).sort();
+  const body = (name: keyof typeof receivers, event: string, id: number) => receivers[name].received.find((r) => r.body.event === event && r.body.id === id)?.body;
+  /** Every event written so far is delivered or dropped. */
+  const settled = () => until('the outbox to empty', async () => ((await deliveries(on.admin, '&status=pending')).length ? undefined : true));
+
+  before(async () => {
+    await instances.open();
+    on = await instances.start();
+    const VIEW = ['issues.view_issue', 'issues.view_tracker', ...HOOKS];
+    // wide: administers the confidential tracker and reads users; narrow: sees open trackers' issues; none: no issues at all
+    wide = await makeUser({ permissions: [...VIEW, 'users.view_user'] }, on);
+    narrow = await makeUser({ permissions: VIEW }, on);
+    none = await makeUser({ permissions: ['webhook.add_subscription'] }, on);
+    for (const [name, user] of [['wide', wide], ['narrow', narrow], ['none', none]] as const) subscriptions[name] = await subscribe(user.client, await receivers[name].start(), EVENTS);
+    subscriptions.admin = await subscribe(on.admin, await receivers.admin.start(), ['issue.issue.created']);
+    open = await created(on.admin, '/api/issue/tracker', { title: unique('open') });
+    secret = await created(on.admin, '/api/issue/tracker', { title: unique('secret'), visibility: 'confidential', admin_ids: [wide.id] });
+  });
+  after(async () => {
+    await instances.close();
+    for (const r of Object.values(receivers)) await r.stop();
+  });
+
+  it('sends each owner exactly the records they may view, as the API serves them to that owner', async () => {
+    expect((await none.client.get('/api/issue/issue')).status).to.equal(403);
+    plain = await created(on.admin, '/api/issue/issue', { tracker_id: open.id, title: unique('plain') });
+    const hidden = await created(on.admin, '/api/issue/issue', { tracker_id: secret.id, title: unique('hidden') });
+    const person = await created(on.admin, '/api/user', { username: unique('person'), email: 'person@example.com', password: 'correct-horse-1' });
+    await settled();
+    expect(got('wide')).to.deep.equal([`issue.issue.created ${plain.id}`, `issue.issue.created ${hidden.id}`, `users.user.created ${person.id}`].sort());
+    expect(got('narrow')).to.deep.equal([`issue.issue.created ${plain.id}`]);
+    expect(got('none')).to.deep.equal([]);
+    expect(body('wide', 'issue.issue.created', hidden.id).data).to.deep.equal((await wide.client.get(`/api/issue/issue/${hidden.id}`)).body);
+    expect(body('narrow', 'issue.issue.created', plain.id).data).to.deep.equal((await narrow.client.get(`/api/issue/issue/${plain.id}`)).body);
+    // the e-mail address only to the owner who may read users
+    expect(body('wide', 'users.user.created', person.id).data).to.deep.equal((await wide.client.get(`/api/user/${person.id}`)).body);
+
+    // as of the event: moved into the confidential tracker, the issue is no longer the narrow owner's to see
+    expect((await on.admin.patch(`/api/issue/issue/${plain.id}`, { tracker_id: secret.id })).status).to.equal(200);
+    expect((await on.admin.delete(`/api/issue/issue/${hidden.id}`)).status).to.equal(204);
+    await settled();
+    expect(got('narrow')).to.deep.equal([`issue.issue.created ${plain.id}`]);
+    expect(body('wide', 'issue.issue.updated', plain.id).data.tracker).to.equal(secret.id);
+    // a deleted record: its id alone
+    expect(body('wide', 'issue.issue.deleted', hidden.id).data).to.deep.equal({ id: hidden.id });
+  });
+
+  it("lets no one but its owner or a superuser read, change or delete a subscription or its deliveries", async () => {
+    const theirs = subscriptions.wide.id;
+    const c = narrow.client;
+    expect((await c.get('/api/webhook/subscription')).body.map((s: any) => s.id)).to.deep.equal([subscriptions.narrow.id]);
+    expect((await c.get(`/api/webhook/subscription/${theirs}`)).status).to.equal(404);
+    expect((await c.patch(`/api/webhook/subscription/${theirs}`, { url: 'https://thief.example.com/' })).status).to.equal(404);
+    expect((await c.put(`/api/webhook/subscription/${theirs}`, { url: 'https://thief.example.com/', events: EVENTS, secret: SECRET })).status).to.equal(404);
+    expect((await c.delete(`/api/webhook/subscription/${theirs}`)).status).to.equal(404);
+    expect((await on.admin.get(`/api/webhook/subscription/${theirs}`)).body.url).to.equal(subscriptions.wide.url);
+    expect((await deliveries(c)).map((d) => `${d.subscription} ${d.event} ${d.record_id}`)).to.deep.equal([`${subscriptions.narrow.id} issue.issue.created ${plain.id}`]);
+    expect(await deliveries(c, `&subscription=${theirs}`)).to.deep.equal([]);
+    const [other] = await deliveries(wide.client);
+    expect((await c.get(`/api/webhook/delivery/${other.id}`)).status).to.equal(404);
+    expect((await on.admin.get(`/api/webhook/delivery/${other.id}`)).status).to.equal(200);
+    // a delivery is listed to its owner while they may view its record as its event left it
+    expect((await on.admin.patch(`/api/issue/tracker/${open.id}`, { visibility: 'confidential' })).status).to.equal(200);
+    expect(await deliveries(c)).to.deep.equal([]);
+  });
+
+  it('stops delivering to an owner who loses the permission or is deactivated', async () => {
+    expect((await on.admin.patch(`/api/user/${narrow.id}`, { group_ids: [] })).status).to.equal(200);
+    expect((await on.admin.patch(`/api/user/${wide.id}`, { is_active: false })).status).to.equal(200);
+    const [wideHad, narrowHad] = [got('wide'), got('narrow')];
+    const later = await created(on.admin, '/api/issue/issue', { tracker_id: open.id, title: unique('later') });
+    await until('the superuser owner to receive it', () => (body('admin', 'issue.issue.created', later.id) ? true : undefined));
+    await settled();
+    expect(got('wide')).to.deep.equal(wideHad);
+    expect(got('narrow')).to.deep.equal(narrowHad);
   });
 });
 

@@ -22,6 +22,30 @@ interface PrincipalRow {
   group_ids: number[] | null;
 }
 
+/** The principal of a row of the query below. */
+const principalOf = (row: PrincipalRow): Principal => ({
+  id: row.id,
+  username: row.username,
+  isSuperuser: row.is_superuser,
+  permissions: new Set(row.permissions ?? []),
+  groupIds: row.group_ids ?? [],
+});
+
+/** The query of the active users matching `where`, with permissions and groups. */
+function principalQuery(db: Knex, where: (qb: Knex.QueryBuilder) => void): Knex.QueryBuilder {
+  const qb = db('users as u')
+    .select(
+      'u.id',
+      'u.username',
+      'u.is_superuser',
+      db.raw(`array(select distinct p from users_groups ug join groups g on g.id = ug.group_id, unnest(g.permissions) p where ug.user_id = u.id) as permissions`),
+      db.raw(`array(select ug.group_id from users_groups ug where ug.user_id = u.id) as group_ids`),
+    )
+    .where('u.is_active', true);
+  where(qb);
+  return qb;
+}
+
 /**
  * One query: the active user matching `where`, with permissions and groups. `where` may join and
  * select more columns; `extra` receives the raw row to read them.
@@ -31,27 +55,16 @@ export async function loadPrincipal(
   where: (qb: Knex.QueryBuilder) => void,
   extra?: (row: Record<string, unknown>) => void,
 ): Promise<Principal | undefined> {
-  const qb = db('users as u')
-    .select(
-      'u.id',
-      'u.username',
-      'u.is_superuser',
-      db.raw(`array(select distinct p from users_groups ug join groups g on g.id = ug.group_id, unnest(g.permissions) p where ug.user_id = u.id) as permissions`),
-      db.raw(`array(select ug.group_id from users_groups ug where ug.user_id = u.id) as group_ids`),
-    )
-    .where('u.is_active', true)
-    .first();
-  where(qb);
-  const row = (await qb) as PrincipalRow | undefined;
+  const row = (await principalQuery(db, where).first()) as PrincipalRow | undefined;
   if (!row) return undefined;
   extra?.(row as unknown as Record<string, unknown>);
-  return {
-    id: row.id,
-    username: row.username,
-    isSuperuser: row.is_superuser,
-    permissions: new Set(row.permissions ?? []),
-    groupIds: row.group_ids ?? [],
-  };
+  return principalOf(row);
+}
+
+/** One query: the principals of those of `ids` who are active users, by id (inactive and deleted ones are missing). */
+export async function loadPrincipals(db: Knex, ids: readonly number[]): Promise<Map<number, Principal>> {
+  const rows = (await principalQuery(db, (qb) => void qb.whereIn('u.id', ids))) as PrincipalRow[];
+  return new Map(rows.map((r) => [r.id, principalOf(r)]));
 }
 
 export async function createUser(

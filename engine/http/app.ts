@@ -95,7 +95,7 @@ export function createApp({
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!, idempotent);
   mountAudit(routes, db, registry.resources);
   mountTable(routes, SUBSCRIPTION_PATH, subscriptionRoutes(db, registry.resources, ajv));
-  mountTable(routes, DELIVERY_PATH, deliveryRoutes(db));
+  mountTable(routes, DELIVERY_PATH, deliveryRoutes(db, registry.resources));
 
   koa.use(requestLog(log));
   koa.use(renderErrors);

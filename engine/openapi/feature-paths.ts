@@ -33,7 +33,7 @@ const entry = object('One recorded write: a create, an update or a delete of one
   request_id: { type: 'string', nullable: true, description: 'The `X-Request-Id` of the request that wrote.' },
 });
 
-const delivery = object('One event for one subscription: its attempts and outcome.', {
+const delivery = object("One event for one subscription: its attempts and outcome. Served to the subscription's owner while they may view its record as the event left it, and to superusers.", {
   id: id('Identifier of the delivery.'),
   delivery: { type: 'string', format: 'uuid', description: 'Sent as `X-BMS-Delivery`, the same on every attempt: receivers drop repeats by it.' },
   subscription: id('The subscription it goes to.'),
@@ -74,12 +74,12 @@ export const FEATURE_TAGS = [
 export function featurePaths(resources: readonly Resource[]): PathsPart {
   const events = eventNames(resources);
   const fields = Object.entries(subscriptionFields(events)).filter(([name]) => name !== 'secret');
-  const subscription = object('A webhook subscription; its secret is never served.', {
+  const subscription = object('A webhook subscription; its secret is never served. It belongs to `created_by`: only they and superusers see, change or delete it, and it delivers only what they may view.', {
     id: id('Identifier of the subscription.'),
     ...Object.fromEntries(fields.map(([name, s]) => [name, toOpenApi(s)])),
     created: time('When it was created (UTC).'),
     modified: time('When it last changed (UTC).'),
-    created_by: { ...id('The user who created it.'), nullable: true },
+    created_by: { ...id('The user who created it, its owner; null once that user is deleted (it then delivers nothing).'), nullable: true },
   });
   const request = (required: string[]): Schema => toOpenApi(subscriptionBody(events, required));
   const readOnly = (tag: string, path: string, name: string, schema: string, permission: string, filters: Parameter[], about: string): PathsPart['paths'] => ({

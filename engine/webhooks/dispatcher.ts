@@ -5,12 +5,22 @@
  * take; the POST happens outside any transaction, then its outcome is written. A process that dies
  * mid-attempt leaves the lease to expire, and the delivery is attempted again (same delivery id).
  * Deliveries of an inactive subscription wait until it is active again.
+ * Each attempt sends only what the subscription's owner may view now: their principal as sign-in
+ * loads it (an inactive, deleted or missing owner has none), the record as its event recorded it,
+ * under the owner's view permission and rule, and serialised as the API serves it (for a delete,
+ * only its id). A delivery the owner may not view is dropped from the outbox unsent.
  * Failures are retried after `retryBaseMs`, doubling each time up to `retryMaxMs`, 10 attempts at most.
  */
 import type { Knex } from 'knex';
 import type { WebhookSettings } from '../config.js';
-import type { Logger } from '../log.js';
+import { loadPrincipals, type Principal } from '../auth/users.js';
+import { rowsOf } from '../crud/checks.js';
 import { isoTimestamp } from '../fields/values.js';
+import type { Logger } from '../log.js';
+import type { Resource } from '../registry/resource.js';
+import { jsonRows, ROW, selectList } from '../storage/serialise.js';
+import { frag, type Fragment } from '../storage/sql.js';
+import { asRecorded } from './deliveries.js';
 import { DELIVERY_TIMEOUT_MS, send } from './send.js';
 
 export const MAX_ATTEMPTS = 10;
@@ -25,11 +35,18 @@ interface Claimed {
   event: string;
   resource: string;
   record_id: number;
-  data: unknown;
   at: string;
   attempts: number;
   url: string;
   secret: string;
+  owner: number | null;
+}
+
+/** The data of a delivery of `resource` as `owner` reads it; for a delete only the id (the record is gone: what else it held is no one's now). */
+function asOwnerReads(resource: Resource, owner: Principal, deleted: boolean): Fragment | undefined {
+  const seen = asRecorded(resource, owner, 'wd');
+  // the select list of lists and details, so what they leave out for `owner` a delivery leaves out too
+  return seen && frag(jsonRows(deleted ? `${ROW}.id` : selectList(resource), seen.sql), seen.bindings);
 }
 
 /** The wait before attempt `attempts + 1`. */
@@ -41,11 +58,16 @@ export class Dispatcher {
   private running: Promise<void> | undefined;
   private stopped = false;
 
+  private readonly resources: ReadonlyMap<string, Resource>;
+
   constructor(
     private readonly db: Knex,
     private readonly settings: WebhookSettings,
     private readonly log: Logger,
-  ) {}
+    resources: readonly Resource[],
+  ) {
+    this.resources = new Map(resources.map((r) => [r.key, r]));
+  }
 
   start(): void {
     this.schedule();
@@ -70,7 +92,10 @@ export class Dispatcher {
   /** Claims and attempts until nothing is due. */
   private async drain(): Promise<void> {
     for (let batch = await this.claim(); batch.length && !this.stopped; batch = await this.claim()) {
-      await Promise.all(batch.map((d) => this.attempt(d)));
+      const data = await this.payloads(batch);
+      const withheld = batch.filter((d) => !data.has(String(d.id))).map((d) => d.id);
+      if (withheld.length) await this.db('webhook_deliveries').whereIn('id', withheld).delete();
+      await Promise.all(batch.filter((d) => data.has(String(d.id))).map((d) => this.attempt(d, data.get(String(d.id)))));
     }
   }
 
@@ -81,14 +106,38 @@ export class Dispatcher {
                 where o.status = 'pending' and o.next_attempt <= now() order by o.next_attempt limit ? for update of o skip locked) due,
               webhook_subscriptions s
         where d.id = due.id and s.id = d.subscription_id
-        returning d.id, d.uuid, d.event, d.resource, d.record_id, d.data, ${isoTimestamp('d.at')} as at, d.attempts, s.url, s.secret`,
+        returning d.id, d.uuid, d.event, d.resource, d.record_id, ${isoTimestamp('d.at')} as at, d.attempts, s.url, s.secret, s.created_by as owner`,
       [LEASE_MS, CLAIM],
     )) as { rows: Claimed[] };
     return rows;
   }
 
-  private async attempt(d: Claimed): Promise<void> {
-    const body = JSON.stringify({ event: d.event, resource: d.resource, id: d.record_id, data: d.data, at: d.at });
+  /**
+   * The data of each delivery of `batch` whose owner may view its record, by delivery id: one
+   * statement, a branch per owner, resource and kind (delete or not) in the batch.
+   */
+  private async payloads(batch: readonly Claimed[]): Promise<Map<string, unknown>> {
+    const owners = await loadPrincipals(this.db, [...new Set(batch.flatMap((d) => (d.owner === null ? [] : [d.owner])))]);
+    const groups = new Map<string, { data: Fragment | undefined; ids: string[] }>();
+    for (const d of batch) {
+      const [owner, resource] = [d.owner === null ? undefined : owners.get(d.owner), this.resources.get(d.resource)];
+      if (!owner || !resource) continue;
+      const deleted = d.event.endsWith('.deleted');
+      const key = `${owner.id} ${resource.key} ${deleted}`;
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { data: asOwnerReads(resource, owner, deleted), ids: [] }));
+      group.ids.push(d.id);
+    }
+    const branches = [...groups.values()].flatMap(({ data, ids }) =>
+      data ? [frag(`select wd.id, x.json from webhook_deliveries wd cross join lateral (${data.sql}) x where wd.id in (${ids.map(() => '?').join(', ')})`, [...data.bindings, ...ids])] : [],
+    );
+    if (!branches.length) return new Map();
+    const rows = rowsOf(await this.db.raw(branches.map((b) => b.sql).join(' union all '), branches.flatMap((b) => b.bindings) as Knex.RawBinding[]));
+    return new Map(rows.map((r) => [String(r.id), JSON.parse(r.json as string)]));
+  }
+
+  private async attempt(d: Claimed, data: unknown): Promise<void> {
+    const body = JSON.stringify({ event: d.event, resource: d.resource, id: d.record_id, data, at: d.at });
     try {
       await send({ url: d.url, secret: d.secret, event: d.event, id: d.uuid, body }, this.settings.allowPrivate);
       await this.db('webhook_deliveries').where({ id: d.id }).update({ status: 'delivered', delivered_at: this.db.fn.now(), next_attempt: null, last_error: null });

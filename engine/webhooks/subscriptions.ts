@@ -2,7 +2,9 @@
  * `/api/webhook/subscription`: where and for which events deliveries go. `events` names
  * `<module>.<resource>.<created|updated|deleted|state_changed>` of declared resources
  * (`state_changed` only of those with a lifecycle); `secret` signs each delivery and is never served.
- * Every holder of the view permission sees every subscription: they are an administrator's tool.
+ * A subscription belongs to the user who made it (`created_by`): only they, or a superuser, read,
+ * change or delete it; to anyone else it does not exist (404), so ids do not tell. It receives only
+ * what its owner may view (dispatcher.ts).
  */
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
@@ -14,6 +16,7 @@ import { FieldErrorCollector } from '../errors.js';
 import { isoTimestamp } from '../fields/values.js';
 import type { TableRoutes } from '../http/table-routes.js';
 import type { Resource } from '../registry/resource.js';
+import { frag, TRUE, type Fragment } from '../storage/sql.js';
 
 export const SUBSCRIPTION_PATH = '/api/webhook/subscription';
 
@@ -50,6 +53,9 @@ export const subscriptionBody = (events: readonly string[], required: readonly s
   additionalProperties: false,
 });
 
+/** The subscriptions (row `alias`) `user` owns: all of them for a superuser. */
+export const ownedBy = (user: Principal, alias: string): Fragment => (user.isSuperuser ? TRUE : frag(`${alias}.created_by = ?`, [user.id]));
+
 /** What a create and a replace must send. */
 export const REQUIRED_FIELDS = ['url', 'events', 'secret'];
 
@@ -75,18 +81,21 @@ export function subscriptionRoutes(db: Knex, resources: readonly Resource[], ajv
   return {
     permissions: { view: 'webhook.view_subscription', add: 'webhook.add_subscription', change: 'webhook.change_subscription', delete: 'webhook.delete_subscription' },
     list,
-    visible: () => [],
+    visible: (user) => [ownedBy(user, 'e')],
     writes: {
       create: async (user: Principal, body: unknown) => {
         const [{ id }] = (await db('webhook_subscriptions').insert({ ...columns(body, false), created_by: user.id }).returning('id')) as [{ id: number }];
         return list.detail(id, []);
       },
-      update: async (_user: Principal, id: number, body: unknown, partial: boolean) => {
-        if ((await list.detail(id, [])) === undefined) return undefined;
+      update: async (user: Principal, id: number, body: unknown, partial: boolean) => {
+        if ((await list.detail(id, [ownedBy(user, 'e')])) === undefined) return undefined;
         await db('webhook_subscriptions').where({ id }).update({ ...columns(body, partial), modified: db.fn.now() });
         return list.detail(id, []);
       },
-      remove: async (_user: Principal, id: number) => (await db('webhook_subscriptions').where({ id }).delete().returning('id')).length > 0,
+      remove: async (user: Principal, id: number) => {
+        const own = ownedBy(user, 'e');
+        return (await db('webhook_subscriptions as e').where('e.id', id).whereRaw(own.sql, own.bindings as Knex.RawBinding[]).delete().returning('e.id')).length > 0;
+      },
     },
   };
 }

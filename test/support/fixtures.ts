@@ -16,8 +16,12 @@ export const unique = (prefix: string): string => `${prefix}-${randomBytes(4).to
 /** The errors under a foreign key naming a missing or invisible record. */
 export const invalidPk = (id: unknown): string[] => [`Invalid pk "${String(id)}" - object does not exist.`];
 
-export async function makeUser(opts: { permissions?: string[]; superuser?: boolean; groupIds?: number[] } = {}): Promise<TestUser> {
-  const { admin, service } = suite();
+/** A user with a group holding `permissions`, made by `on`'s admin (the suite's service unless given). */
+export async function makeUser(
+  opts: { permissions?: string[]; superuser?: boolean; groupIds?: number[] } = {},
+  on: Pick<ReturnType<typeof suite>, 'admin' | 'service'> = suite(),
+): Promise<TestUser> {
+  const { admin, service } = on;
   const groupIds = [...(opts.groupIds ?? [])];
   if (opts.permissions?.length) {
     const group = await admin.post('/api/customgroup', { name: unique('group'), permissions: opts.permissions });
