@@ -204,13 +204,23 @@ describe('round trips of a write', () => {
     expect((await admin.get(path)).body).to.deep.equal(project);
   });
 
-  it('answers a create it cannot make with every error at once, from the checks, and writes nothing', async () => {
+  it('answers a create it cannot make with every error at once, in its one statement, and writes nothing', async () => {
     const { admin, service } = suite();
     const hidden = await created(admin, '/api/issue/tracker', { title: unique('hidden'), visibility: 'confidential' });
     const before = await service.db('issue_issue').count({ n: '*' }).first();
-    const res = await member.client.post('/api/issue/issue', { tracker_id: hidden.id, title: 'refused', category_ids: [categories[0].id, 2147483647] });
+    let res: any;
+    const body = { tracker_id: hidden.id, title: 'refused', category_ids: [categories[0].id, 2147483647] };
+    const sql = await writeStatements(async () => (res = await member.client.post('/api/issue/issue', body)));
     expect(res.status, res.text).to.equal(400);
+    expect(sql, sql.join('\n')).to.have.length(1);
     expect(res.body).to.deep.equal({ tracker_id: invalidPk(hidden.id), category_ids: invalidPk(2147483647) });
+    // linked ids named in the order sent; a category of another tracker does not belong
+    const other = await created(admin, '/api/issue/tracker', { title: unique('other') });
+    const stray = await created(admin, '/api/issue/category', { tracker_id: other.id, title: 'elsewhere' });
+    const mixed = await admin.post('/api/issue/issue', { tracker_id: tracker.id, title: 'refused', category_ids: [2147483647, stray.id, categories[0].id, 2147483646, stray.id] });
+    expect(mixed.body).to.deep.equal({
+      category_ids: [...invalidPk(2147483647), `Category ${stray.id} does not belong to tracker ${tracker.id}.`, ...invalidPk(2147483646)],
+    });
     expect(await service.db('issue_issue').count({ n: '*' }).first()).to.deep.equal(before);
     expect(await service.db('issue_issue').where({ title: 'refused' }).first()).to.equal(undefined);
   });

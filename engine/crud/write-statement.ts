@@ -16,7 +16,8 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
 import { actorSettings } from '../audit/actor.js';
-import { FieldErrorCollector } from '../errors.js';
+import { FieldErrorCollector, ValidationError } from '../errors.js';
+import { referenceErrors, type ReferenceDiagnostics } from '../write/diagnostics.js';
 import type { RecordRule } from '../declare/index.js';
 import { findForeignKey, type Field, type ManyToManyRef, type Resource } from '../registry/resource.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
@@ -33,7 +34,7 @@ import { STATEMENT_PARTS, takesStatement, writePathOf, type WritePath } from './
 
 /** The name of a part of the statement (no declared table is named so, or every resource takes the check path). */
 const part = (name: string): string => `${STATEMENT_PARTS}${name}`;
-const [IN, OLD, V, NEW, REF] = [part('in'), part('old'), part('v'), part('new'), part('ref')];
+const [IN, OLD, V, NEW, REF, DIAG] = [part('in'), part('old'), part('v'), part('new'), part('ref'), part('diag')];
 
 interface Link {
   m: ManyToManyRef;
@@ -44,6 +45,12 @@ interface Link {
 }
 
 /** One write: what it sets, and whether it changes an existing record. */
+/** One rule's diagnostic of a reference the write sets: SQL answering JSON, null when the rule holds. */
+interface ReferenceDiagnostic {
+  writeName: string;
+  sql: Fragment;
+}
+
 interface Write {
   resource: Resource;
   user: Principal;
@@ -81,44 +88,55 @@ const visibleRef = (target: Resource, user: Principal): Fragment[] => {
   return p ? [p] : [];
 };
 
-/** A record linked through `m` shares the declared parent with the record (checks.ts checkManyToMany). */
-function sharesParent(w: Write, m: ManyToManyRef): Fragment[] {
+/** A record linked through `m` (`REF`, null when not found) that does not share the record's declared parent after the write. */
+function strays(w: Write, m: ManyToManyRef): string {
   const same = m.spec.sameParent;
-  if (!same) return [];
+  if (!same) return 'false';
   const parent = nextKey(w, findForeignKey(w.resource, same.local)!);
-  return [frag(`(${parent} is null or ${REF}.${q(findForeignKey(m.target, same.remote)!.column)} = ${parent})`)];
+  return `(${REF}.id is not null and ${parent} is not null and ${REF}.${q(findForeignKey(m.target, same.remote)!.column)} is distinct from ${parent})`;
 }
 
-/** The references the write sets exist and are visible (checks.ts checkReferences). */
-function referenceGuards(w: Write): Fragment[] {
-  const guards: Fragment[] = [];
+/** `ids` (SQL rows of a column `id`) that are not visible records of `m`'s target or do not share the parent, as `[{id, seen}]`; null when none. */
+function linkDiagnostic(w: Write, m: ManyToManyRef, ids: string, idsBindings: readonly unknown[] = []): Fragment {
+  const seen = joinFragments([frag(`${REF}.id = x.id`), ...visibleRef(m.target, w.user)], 'and');
+  return frag(
+    `(select json_agg(json_build_object('id', x.id, 'seen', ${REF}.id is not null) order by x.id) from ${ids} left join ${q(m.target.table)} ${REF} on ${seen.sql} where ${REF}.id is null or ${strays(w, m)})`,
+    [...idsBindings, ...seen.bindings],
+  );
+}
+
+/**
+ * What is wrong with the references the write sets, per write name, as JSON (null when nothing):
+ * a key's record is missing or invisible (`{missing}`) or would close a cycle (`{cycle}`); linked
+ * records missing, invisible or under another parent (`[{id, seen}]`), also those already linked
+ * when an update sets a new parent (checks.ts checkReferences). engine/write/reference.ts words it.
+ */
+function referenceDiagnostics(w: Write): ReferenceDiagnostic[] {
+  const found: ReferenceDiagnostic[] = [];
   for (const fk of w.resource.foreignKeys) {
     if (!(fk.writeName in w.values)) continue;
     const value = `${V}.${q(fk.column)}`;
     const seen = joinFragments([frag(`${REF}.id = ${value}`), ...visibleRef(fk.target, w.user)], 'and');
-    guards.push(frag(`(${value} is null or exists (select 1 from ${q(fk.target.table)} ${REF} where ${seen.sql}))`, seen.bindings));
-    if (fk.spec.tree && w.update) guards.push(frag(`not ${closesCycle(w.resource, fk, value, `${OLD}.id`)}`));
+    const cycle = fk.spec.tree && w.update ? ` when ${closesCycle(w.resource, fk, value, `${OLD}.id`)} then json_build_object('cycle', ${value})` : '';
+    const sql = `(case when ${value} is null then null when not exists (select 1 from ${q(fk.target.table)} ${REF} where ${seen.sql}) then json_build_object('missing', ${value})${cycle} end)`;
+    found.push({ writeName: fk.writeName, sql: frag(sql, seen.bindings) });
   }
-  for (const l of w.links) {
-    const ids = `${IN}.${l.column}`;
-    const fits = joinFragments([frag(`${REF}.id = any(${ids})`), ...visibleRef(l.m.target, w.user), ...sharesParent(w, l.m)], 'and');
-    guards.push(frag(`(select count(*) from ${q(l.m.target.table)} ${REF} where ${fits.sql}) = cardinality(${ids})`, fits.bindings));
-  }
-  if (!w.update) return guards;
+  for (const l of w.links) found.push({ writeName: l.m.writeName, sql: linkDiagnostic(w, l.m, `unnest(${IN}.${l.column}) x(id)`) });
+  if (!w.update) return found;
   // a new parent: the records already linked must belong to it (checked whenever the key is set)
   for (const m of w.resource.manyToMany) {
     const same = m.spec.sameParent;
     if (!same || m.writeName in w.values || !(findForeignKey(w.resource, same.local)!.writeName in w.values)) continue;
     const { table, sourceColumn, targetColumn } = m.spec;
-    const fits = joinFragments([frag(`${REF}.id = j.${q(targetColumn)}`), ...visibleRef(m.target, w.user), ...sharesParent(w, m)], 'and');
-    guards.push(
-      frag(
-        `not exists (select 1 from ${q(table)} j where j.${q(sourceColumn)} = ${OLD}.id and not exists (select 1 from ${q(m.target.table)} ${REF} where ${fits.sql}))`,
-        fits.bindings,
-      ),
-    );
+    found.push({ writeName: m.writeName, sql: linkDiagnostic(w, m, `(select j.${q(targetColumn)} as id from ${q(table)} j where j.${q(sourceColumn)} = ${OLD}.id) x`) });
   }
-  return guards;
+  return found;
+}
+
+/** The diagnostics as one JSON object, `{}` when every rule holds. */
+function diagnosticsObject(diagnostics: readonly ReferenceDiagnostic[]): Fragment {
+  const pairs = diagnostics.map((d) => frag(`?::text, ${d.sql.sql}`, [d.writeName, ...d.sql.bindings]));
+  return frag(`json_strip_nulls(json_build_object(${pairs.map((p) => p.sql).join(', ')}))`, pairs.flatMap((p) => p.bindings));
 }
 
 /** A state set on an update stays, or moves along a declared transition (checks.ts checkStates). */
@@ -167,15 +185,23 @@ function writtenList(w: Write): string {
 const statement = (parts: Fragment[], list: string): Fragment =>
   frag(`with ${parts.map((p) => p.sql).join(', ')} ${jsonRows(list, `${NEW} ${ROW}`)}`, parts.flatMap((p) => p.bindings));
 
+/**
+ * A create writes only when every diagnostic is null, and answers either the record's JSON or,
+ * in the column `diagnostics`, what is wrong: a refused create is one round trip too.
+ */
 function createStatement(w: Write, list: string): Fragment {
   const table = q(w.resource.table);
   const columns = Object.keys(w.row).map(q);
-  const guard = joinFragments(referenceGuards(w), 'and');
+  const found = diagnosticsObject(referenceDiagnostics(w));
+  const diagnostics = frag(`${DIAG} as (select ${found.sql}::text as d from ${V}, ${IN})`, found.bindings);
   const insert = frag(
-    `${NEW} as (insert into ${table} (${columns.join(', ')}) select ${columns.map((c) => `${V}.${c}`).join(', ')} from ${V}, ${IN} where ${guard.sql} returning *)`,
-    guard.bindings,
+    `${NEW} as (insert into ${table} (${columns.join(', ')}) select ${columns.map((c) => `${V}.${c}`).join(', ')} from ${V}, ${IN}, ${DIAG} where ${DIAG}.d = '{}' returning *)`,
   );
-  return statement([inputs(w, undefined), valuesRow(w.resource), insert, ...linkWrites(w), ...stateLog(w)], list);
+  const parts = [inputs(w, undefined), valuesRow(w.resource), diagnostics, insert, ...linkWrites(w), ...stateLog(w)];
+  return frag(
+    `with ${parts.map((p) => p.sql).join(', ')} select json, null as diagnostics from (${jsonRows(list, `${NEW} ${ROW}`)}) a union all select null, d from ${DIAG} where d <> '{}'`,
+    parts.flatMap((p) => p.bindings),
+  );
 }
 
 /**
@@ -203,7 +229,8 @@ function updateStatement(w: Write, id: number, list: string, precondition: Preco
     view?.bindings,
   );
   const sets = [...Object.keys(w.row).map((c) => `${q(c)} = ${V}.${q(c)}`), 'modified = current_timestamp'];
-  const guard = joinFragments([current(w), ...tagged(w, precondition), ...(change ? [change] : []), ...referenceGuards(w), ...moveGuards(w)], 'and');
+  const references = referenceDiagnostics(w).map((d) => frag(`${d.sql.sql} is null`, d.sql.bindings));
+  const guard = joinFragments([current(w), ...tagged(w, precondition), ...(change ? [change] : []), ...references, ...moveGuards(w)], 'and');
   const write = frag(
     `${NEW} as (update ${table} ${ROW} set ${sets.join(', ')} from ${OLD}, ${V}, ${IN} where ${ROW}.id = ${OLD}.id and ${guard.sql} returning ${ROW}.*)`,
     guard.bindings,
@@ -243,7 +270,9 @@ export class StatementWrites {
     checkStates(probe, this.resource, values);
     if (probe.errors.has() || !this.ordered(values, undefined)) return undefined;
     const w = await this.write(user, values, false);
-    return this.attempt(() => this.json(this.db, createStatement(w, this.listOf(w))));
+    const answer = await this.attempt(() => this.answer(this.db, createStatement(w, this.listOf(w))));
+    if (answer?.diagnostics) throw new ValidationError(referenceErrors(this.resource, values, JSON.parse(answer.diagnostics) as ReferenceDiagnostics).errors);
+    return answer?.json;
   }
 
   /**
@@ -288,11 +317,16 @@ export class StatementWrites {
   }
 
   private async json(db: Knex | Knex.Transaction, sql: Fragment): Promise<string | undefined> {
-    return rowsOf(await prepared(db, sql))[0]?.json as string | undefined;
+    return (await this.answer(db, sql))?.json;
+  }
+
+  /** The statement's one row: the record's JSON, or its diagnostics. */
+  private async answer(db: Knex | Knex.Transaction, sql: Fragment): Promise<{ json?: string; diagnostics?: string } | undefined> {
+    return rowsOf(await prepared(db, sql))[0] as { json?: string; diagnostics?: string } | undefined;
   }
 
   /** `write`'s answer; undefined when the data or an order rule refused it (nothing was written). */
-  private async attempt(write: () => Promise<string | undefined>): Promise<string | undefined> {
+  private async attempt<T>(write: () => Promise<T | undefined>): Promise<T | undefined> {
     try {
       return await write();
     } catch (err) {

@@ -1,0 +1,40 @@
+/**
+ * A write statement's diagnostics (write-statement.ts), worded as the checks word them: the same
+ * messages, fields in the same order (foreign keys, then links, each in declaration order), linked
+ * ids in the order they were sent.
+ */
+import { FieldErrorCollector } from '../errors.js';
+import { findForeignKey, type Resource } from '../registry/resource.js';
+import { missingReference } from './reference.js';
+import { strayLink } from './shared-parent.js';
+import { ownAncestor } from './tree.js';
+
+type KeyDiagnostic = { missing: unknown } | { cycle: unknown };
+type LinkDiagnostic = { id: number; seen: boolean }[];
+
+/** Per write name: what the statement found wrong with a reference. */
+export type ReferenceDiagnostics = Record<string, KeyDiagnostic | LinkDiagnostic>;
+
+/** The field errors of `found` for a write of `values` (the parent a link must share is the one the write sets). */
+export function referenceErrors(resource: Resource, values: Record<string, unknown>, found: ReferenceDiagnostics): FieldErrorCollector {
+  const errors = new FieldErrorCollector();
+  for (const fk of resource.foreignKeys) {
+    const d = found[fk.writeName] as KeyDiagnostic | undefined;
+    if (d && 'missing' in d) errors.add(fk.writeName, missingReference({ id: values[fk.writeName] }));
+    else if (d) errors.add(fk.writeName, ownAncestor(resource, fk, { parent: d.cycle }));
+  }
+  for (const m of resource.manyToMany) {
+    const d = found[m.writeName] as LinkDiagnostic | undefined;
+    if (!d) continue;
+    const byId = new Map(d.map((link) => [link.id, link]));
+    const local = m.spec.sameParent && findForeignKey(resource, m.spec.sameParent.local)!;
+    for (const id of new Set(values[m.writeName] as number[])) {
+      const link = byId.get(id);
+      if (!link) continue;
+      if (!link.seen) errors.add(m.writeName, missingReference({ id }));
+      // a parent that is itself refused is no parent to compare with
+      else if (local && !errors.has(local.writeName)) errors.add(m.writeName, strayLink(m, { target: id, parent: values[local.writeName] }));
+    }
+  }
+  return errors;
+}
