@@ -234,6 +234,40 @@ describe('sessions', () => {
     await suite().admin.patch(`/api/user/${user.id}`, { is_active: false });
     expect((await browser.request('GET', '/api/auth/me')).status).to.equal(401);
   });
+
+  it('ends a deactivated user\'s sessions for good, whatever path deactivates: reactivating brings none back (issue 22.6)', async () => {
+    const { admin, service } = suite();
+    const user = await makeUser();
+    const deactivations = [
+      () => admin.patch(`/api/user/${user.id}`, { is_active: false }),
+      () => admin.put(`/api/user/${user.id}`, { username: user.username, is_active: false }),
+      () => service.db('users').where({ id: user.id }).update({ is_active: false }),
+    ];
+    for (const deactivate of deactivations) {
+      const browser = new SessionClient(service.url);
+      expect((await browser.login(user.username, PASSWORD)).status).to.equal(200);
+      await deactivate();
+      expect((await browser.request('GET', '/api/auth/me')).status).to.equal(401);
+      expect((await admin.patch(`/api/user/${user.id}`, { is_active: true })).status).to.equal(200);
+      expect((await browser.request('GET', '/api/auth/me')).status, String(deactivate)).to.equal(401);
+      const again = new SessionClient(service.url);
+      expect((await again.login(user.username, PASSWORD)).status).to.equal(200);
+      expect((await again.request('GET', '/api/auth/me')).status).to.equal(200);
+    }
+  });
+
+  it('does not write back a session ended while its request ran, even one due for renewal (issue 22.6)', async () => {
+    const { admin, service } = suite();
+    const user = await makeUser({ permissions: ['users.view_user', 'users.change_user'] });
+    const browser = new SessionClient(service.url);
+    expect((await browser.login(user.username, PASSWORD)).status).to.equal(200);
+    // a day left of fourteen: koa-session renews it when the request ends
+    await service.db('sessions').where('id', browser.sessionId!).update({ data: service.db.raw(`data || jsonb_build_object('_expire', ?::bigint)`, [Date.now() + 24 * 3600 * 1000]) });
+    const own = await browser.request('PATCH', `/api/user/${user.id}`, { body: { is_active: false }, csrf: true });
+    expect(own.status, own.text).to.equal(200);
+    expect((await admin.patch(`/api/user/${user.id}`, { is_active: true })).status).to.equal(200);
+    expect((await browser.request('GET', '/api/auth/me')).status).to.equal(401);
+  });
 });
 
 describe('token management API', () => {
