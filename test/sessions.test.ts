@@ -199,17 +199,24 @@ describe('sessions', () => {
       expect(own.status, own.text).to.equal(200);
     });
 
-    it('throttles a username over all addresses after 100 failures', async function () {
+    it('throttles a username over all addresses after 100 failures, but not from where its owner signed in (issue 22.8)', async function () {
       // 100 password checks (scrypt): seconds on a quiet machine, far more on a loaded one
       this.timeout(180_000);
       const user = await makeUser();
+      expect((await login(user.username, PASSWORD, '203.0.113.20')).status, 'the owner, before the attack').to.equal(200);
       for (let batch = 0; batch < 10; batch++) {
         const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => login(user.username, 'wrong-password', `192.0.2.${batch * 10 + i}`)));
         expect(answers.map((r) => r.status)).to.deep.equal(Array(10).fill(400));
       }
+      expect((await login(user.username, 'wrong-password', '192.0.2.200')).status, 'the attacker, from a new address').to.equal(429);
       const blocked = await login(user.username, PASSWORD, '203.0.113.10');
-      expect(blocked.status).to.equal(429);
+      expect(blocked.status, 'the owner, from an address never signed in from').to.equal(429);
       expect(Number(blocked.headers.get('retry-after'))).to.be.within(1, 900);
+      const own = await login(user.username, PASSWORD, '203.0.113.20');
+      expect(own.status, `the owner, from a known address: ${own.text}`).to.equal(200);
+      // guessing from a known address (a shared NAT) stays bounded by the pair's limit
+      for (let i = 0; i < 5; i++) expect((await login(user.username, 'wrong-password', '203.0.113.20')).status).to.equal(400);
+      expect((await login(user.username, PASSWORD, '203.0.113.20')).status).to.equal(429);
     });
   });
 
