@@ -9,8 +9,6 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  // the sessions of one user, found without reading every session
-  await knex.raw(`create index sessions_user_id on sessions (((data->>'userId')::int))`);
   await knex.raw(`create function end_sessions(user_id integer, keep text) returns void language sql as $$
     delete from sessions where (data->>'userId')::int = user_id and id is distinct from keep
   $$`);
@@ -35,5 +33,4 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop trigger users_end_sessions on users');
   await knex.raw('drop function users_end_sessions()');
   await knex.raw('drop function end_sessions(integer, text)');
-  await knex.raw('drop index sessions_user_id');
 }
