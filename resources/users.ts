@@ -18,7 +18,7 @@ export const user = defineResource({
     is_active: field.boolean({ default: true, description: 'Inactive users cannot sign in; their tokens and sessions stop working.' }),
     is_superuser: field.boolean({ default: false, superuserOnly: true, description: 'Holds every permission and sees every record; only superusers set it.' }),
     password: field.password({ minLength: 8, description: 'Write-only; at least 8 characters; stored as a scrypt hash.' }),
-    last_login: field.datetime({ readOnly: true, description: 'Time of the last successful sign-in.' }),
+    last_login: field.datetime({ readOnly: true, bookkeeping: true, description: 'Time of the last successful sign-in.' }),
   },
   relations: {
     groups: m2m('customgroup', {

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { suite } from './support/hooks.js';
 import { created, makeUser, unique } from './support/fixtures.js';
+import { SessionClient } from './support/browser-session.js';
 
 const entries = async (query: string) => {
   const res = await suite().admin.get(`/api/audit?${query}`);
@@ -75,6 +76,24 @@ describe('audit trail', () => {
     expect(mine.map((e) => e.record_id)).to.include(user.id);
     expect(mine.every((e) => e.user === adminId && e.action === 'update' && e.at >= since)).to.equal(true);
     expect(await entries(`record_id=${user.id}&resource=user&at_to=2000-01-01T00:00:00Z`)).to.deep.equal([]);
+  });
+
+  it("records and sends nothing for a sign-in (bookkeeping: last_login), but does for a real change of the user (issue 22.7)", async () => {
+    const { admin, service } = suite();
+    const subscription = await created(admin, '/api/webhook/subscription', { url: 'https://hooks.example.com/users', events: ['users.user.updated'], secret: 'a-secret-of-sixteen-or-more' });
+    const queued = async () => (await admin.get(`/api/webhook/delivery?subscription=${subscription.id}`)).body as any[];
+    const user = await makeUser();
+    expect((await new SessionClient(service.url).login(user.username, 'correct-horse-1')).status).to.equal(200);
+    expect((await admin.get(`/api/user/${user.id}`)).body.last_login).to.be.a('string');
+    expect((await entries(`resource=user&record_id=${user.id}`)).map((e) => e.action)).to.deep.equal(['create']);
+    expect(await queued()).to.deep.equal([]);
+
+    expect((await admin.patch(`/api/user/${user.id}`, { last_name: 'Lovelace' })).status).to.equal(200);
+    const [changed] = await entries(`resource=user&record_id=${user.id}`);
+    expect(changed).to.include({ action: 'update' });
+    expect(changed.changes).to.deep.equal({ last_name: [null, 'Lovelace'] });
+    const [event] = await queued();
+    expect(event).to.include({ event: 'users.user.updated', record_id: user.id });
   });
 
   it('answers 400 for bad filters, 405 for writes, 403 without audit.view_entry', async () => {

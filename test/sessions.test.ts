@@ -199,17 +199,24 @@ describe('sessions', () => {
       expect(own.status, own.text).to.equal(200);
     });
 
-    it('throttles a username over all addresses after 100 failures', async function () {
+    it('throttles a username over all addresses after 100 failures, but not from where its owner signed in (issue 22.8)', async function () {
       // 100 password checks (scrypt): seconds on a quiet machine, far more on a loaded one
       this.timeout(180_000);
       const user = await makeUser();
+      expect((await login(user.username, PASSWORD, '203.0.113.20')).status, 'the owner, before the attack').to.equal(200);
       for (let batch = 0; batch < 10; batch++) {
         const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => login(user.username, 'wrong-password', `192.0.2.${batch * 10 + i}`)));
         expect(answers.map((r) => r.status)).to.deep.equal(Array(10).fill(400));
       }
+      expect((await login(user.username, 'wrong-password', '192.0.2.200')).status, 'the attacker, from a new address').to.equal(429);
       const blocked = await login(user.username, PASSWORD, '203.0.113.10');
-      expect(blocked.status).to.equal(429);
+      expect(blocked.status, 'the owner, from an address never signed in from').to.equal(429);
       expect(Number(blocked.headers.get('retry-after'))).to.be.within(1, 900);
+      const own = await login(user.username, PASSWORD, '203.0.113.20');
+      expect(own.status, `the owner, from a known address: ${own.text}`).to.equal(200);
+      // guessing from a known address (a shared NAT) stays bounded by the pair's limit
+      for (let i = 0; i < 5; i++) expect((await login(user.username, 'wrong-password', '203.0.113.20')).status).to.equal(400);
+      expect((await login(user.username, PASSWORD, '203.0.113.20')).status).to.equal(429);
     });
   });
 
@@ -232,6 +239,40 @@ describe('sessions', () => {
     await browser.login(user.username, PASSWORD);
     expect((await browser.request('GET', '/api/auth/me')).status).to.equal(200);
     await suite().admin.patch(`/api/user/${user.id}`, { is_active: false });
+    expect((await browser.request('GET', '/api/auth/me')).status).to.equal(401);
+  });
+
+  it('ends a deactivated user\'s sessions for good, whatever path deactivates: reactivating brings none back (issue 22.6)', async () => {
+    const { admin, service } = suite();
+    const user = await makeUser();
+    const deactivations = [
+      () => admin.patch(`/api/user/${user.id}`, { is_active: false }),
+      () => admin.put(`/api/user/${user.id}`, { username: user.username, is_active: false }),
+      () => service.db('users').where({ id: user.id }).update({ is_active: false }),
+    ];
+    for (const deactivate of deactivations) {
+      const browser = new SessionClient(service.url);
+      expect((await browser.login(user.username, PASSWORD)).status).to.equal(200);
+      await deactivate();
+      expect((await browser.request('GET', '/api/auth/me')).status).to.equal(401);
+      expect((await admin.patch(`/api/user/${user.id}`, { is_active: true })).status).to.equal(200);
+      expect((await browser.request('GET', '/api/auth/me')).status, String(deactivate)).to.equal(401);
+      const again = new SessionClient(service.url);
+      expect((await again.login(user.username, PASSWORD)).status).to.equal(200);
+      expect((await again.request('GET', '/api/auth/me')).status).to.equal(200);
+    }
+  });
+
+  it('does not write back a session ended while its request ran, even one due for renewal (issue 22.6)', async () => {
+    const { admin, service } = suite();
+    const user = await makeUser({ permissions: ['users.view_user', 'users.change_user'] });
+    const browser = new SessionClient(service.url);
+    expect((await browser.login(user.username, PASSWORD)).status).to.equal(200);
+    // a day left of fourteen: koa-session renews it when the request ends
+    await service.db('sessions').where('id', browser.sessionId!).update({ data: service.db.raw(`data || jsonb_build_object('_expire', ?::bigint)`, [Date.now() + 24 * 3600 * 1000]) });
+    const own = await browser.request('PATCH', `/api/user/${user.id}`, { body: { is_active: false }, csrf: true });
+    expect(own.status, own.text).to.equal(200);
+    expect((await admin.patch(`/api/user/${user.id}`, { is_active: true })).status).to.equal(200);
     expect((await browser.request('GET', '/api/auth/me')).status).to.equal(401);
   });
 });

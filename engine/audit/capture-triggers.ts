@@ -2,7 +2,7 @@
  * Every declared resource's table carries the change-capture trigger (migration 0260's
  * `bms_capture`), its arguments taken from the declaration: the resource key, its event prefix,
  * its state column and the columns recorded (served ones only, so a password, hash or secret never
- * is). Kept in step on every migrate: a trigger whose arguments differ from the declaration's is
+ * is; and no bookkeeping, so an update of only `last_login` records and sends nothing). Kept in step on every migrate: a trigger whose arguments differ from the declaration's is
  * replaced, so a new resource or field needs no migration of its own for it.
  */
 import type { Knex } from 'knex';
@@ -17,7 +17,7 @@ export const eventPrefix = (r: Resource): string => `${r.module}.${r.name}`;
 /** The trigger's arguments for `r`. */
 function argumentsOf(r: Resource): string[] {
   const state = r.fields.find((f) => f.spec.type === 'state')?.column ?? '';
-  const recorded = [...r.fields.filter((f) => f.column && f.readable).map((f) => f.column!), ...r.foreignKeys.map((fk) => fk.column), 'remote_key'];
+  const recorded = [...r.fields.filter((f) => f.column && f.recorded).map((f) => f.column!), ...r.foreignKeys.map((fk) => fk.column), 'remote_key'];
   return [r.key, eventPrefix(r), state, `{${recorded.join(',')}}`];
 }
 

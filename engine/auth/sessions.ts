@@ -20,17 +20,21 @@ export interface SessionData {
   csrf?: string;
 }
 
+/** The session id each request issued (at sign-in): the only one its save may create. */
+const issued = new WeakMap<Context, string>();
+
 function store(db: Knex) {
   return {
     async get(id: string): Promise<SessionData | undefined> {
       const row = (await db('sessions').where('id', id).where('expires', '>', db.fn.now()).first('data')) as { data: SessionData } | undefined;
       return row?.data;
     },
-    async set(id: string, data: SessionData): Promise<void> {
-      await db('sessions')
-        .insert({ id, data: JSON.stringify(data), expires: new Date(Date.now() + MAX_AGE_MS) })
-        .onConflict('id')
-        .merge();
+    async set(id: string, data: SessionData, _maxAge: number, { ctx }: { ctx?: Context }): Promise<void> {
+      const values = { data: JSON.stringify(data), expires: new Date(Date.now() + MAX_AGE_MS) };
+      // any other save (a renewal) only updates: a session ended while the request ran (sign-out,
+      // deactivation, a password change) stays ended
+      if (ctx && issued.get(ctx) === id) await db('sessions').insert({ id, ...values }).onConflict('id').merge();
+      else await db('sessions').where('id', id).update(values);
     },
     async destroy(id: string): Promise<void> {
       await db('sessions').where('id', id).delete();
@@ -51,7 +55,11 @@ export function sessionMiddleware(app: Koa, db: Knex, secure: boolean): Koa.Midd
       rolling: false,
       renew: true,
       store: store(db),
-      genid: () => randomBytes(32).toString('base64url'),
+      genid: (ctx: Context) => {
+        const id = randomBytes(32).toString('base64url');
+        issued.set(ctx, id);
+        return id;
+      },
     },
     app,
   ) as unknown as Koa.Middleware;
@@ -81,11 +89,9 @@ export function currentSessionId(ctx: Context): string | undefined {
   return ctx.cookies.get(SESSION_COOKIE) || undefined;
 }
 
-/** Ends every session of the user but `keep` (e.g. after a password change, the one that made it). */
+/** Ends every session of the user but `keep` (e.g. after a password change, the one that made it); deactivation ends them all by trigger (migration 0310). */
 export async function endSessions(db: Knex, userId: number, keep: string | undefined): Promise<void> {
-  const qb = db('sessions').whereRaw(`(data->>'userId')::int = ?`, [userId]);
-  if (keep !== undefined) qb.whereNot('id', keep);
-  await qb.delete();
+  await db.raw('select end_sessions(?::integer, ?::text)', [userId, keep ?? null]);
 }
 
 export function sessionUserId(ctx: Context): number | undefined {

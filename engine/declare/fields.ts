@@ -25,6 +25,12 @@ interface FieldCommon<L extends Lookup = never> {
   nullable?: boolean;
   /** Served but never written by clients (values sent are ignored). */
   readOnly?: boolean;
+  /**
+   * Written by the engine as a side effect, not a change anyone made (a user's `last_login`): served,
+   * but neither in the audit trail nor in webhook events, so writing only it records and sends
+   * nothing. Needs `readOnly`.
+   */
+  bookkeeping?: boolean;
   /** A list filter named after the field (enum, state and boolean fields have one unless `false`). */
   filter?: boolean;
   /** The filter lookups the field offers, replacing its type's defaults (see `Lookup`). */

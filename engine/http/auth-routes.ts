@@ -81,7 +81,7 @@ export function mountAuthRoutes(publicRouter: Router, routes: RouteTable, deps: 
       if (!row || !valid || !row.is_active) {
         throw new ValidationError({ non_field_errors: ['Unable to log in with provided credentials.'] });
       }
-      await succeeded(db, attempt);
+      await succeeded(db, attempt, row.id);
       await db('users').where({ id: row.id }).update({ last_login: db.fn.now() });
       await db('sessions').where('expires', '<', db.fn.now()).delete();
       await signIn(ctx, row.id, secureCookies);

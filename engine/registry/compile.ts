@@ -32,13 +32,15 @@ function compileField(name: string, spec: FieldSpec): Field {
   const derived = spec.type === 'enum' && spec.derived !== undefined;
   const hasDefault = 'default' in spec && spec.default !== undefined;
   const type = typeOf(spec);
+  const readable = type.read(spec, name) !== null;
   return {
     name,
     spec,
     column: derived ? null : name,
     nullable: spec.nullable ?? (!spec.required && !hasDefault && spec.type !== 'permissions'),
     writable: !spec.readOnly && !derived,
-    readable: type.read(spec, name) !== null,
+    readable,
+    recorded: readable && !spec.bookkeeping,
     filterable: spec.filter ?? (type.filteredByDefault || derived),
     orderable: spec.orderable ?? (type.orderable && !derived),
   };
@@ -51,6 +53,8 @@ function compileOne(d: ResourceDeclaration): Resource {
   const fields = Object.entries(d.fields).map(([name, spec]) => compileField(name, spec));
   for (const f of fields) {
     if ((RECORD_FIELDS as readonly string[]).includes(f.name)) throw new DeclarationError(key, `field "${f.name}" is added by the engine; remove it.`);
+    // a client's write is a change, so only what clients cannot write may be bookkeeping
+    if (f.spec.bookkeeping && f.writable) throw new DeclarationError(key, `bookkeeping field "${f.name}" must be readOnly.`);
   }
   return {
     key,

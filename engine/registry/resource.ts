@@ -19,6 +19,8 @@ export interface Field {
   writable: boolean;
   /** Served in responses (false for passwords). */
   readable: boolean;
+  /** Recorded by the change capture (audit trail, webhooks): served and not bookkeeping. */
+  recorded: boolean;
   /** Has a list filter of its own name. */
   filterable: boolean;
   orderable: boolean;
