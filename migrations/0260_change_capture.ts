@@ -11,6 +11,57 @@
  */
 import type { Knex } from 'knex';
 
+/** The capture as this migration made it (0280's down restores it). */
+export const CAPTURE_FUNCTION = `create or replace function bms_capture() returns trigger language plpgsql as $$
+  declare
+    recorded text[] := tg_argv[3]::text[];
+    state_column text := nullif(tg_argv[2], '');
+    old_values jsonb;
+    new_values jsonb;
+    changes jsonb;
+    kind text;
+    rid integer;
+    kinds text[];
+  begin
+    if current_setting('bms.capture', true) = 'off' then
+      return null;
+    end if;
+    if tg_op <> 'INSERT' then
+      select coalesce(jsonb_object_agg(key, value), '{}') into old_values from jsonb_each(to_jsonb(old)) where key = any(recorded);
+      rid := old.id;
+    end if;
+    if tg_op <> 'DELETE' then
+      select coalesce(jsonb_object_agg(key, value), '{}') into new_values from jsonb_each(to_jsonb(new)) where key = any(recorded);
+      rid := new.id;
+    end if;
+    if tg_op = 'INSERT' then
+      kind := 'create';
+      changes := new_values;
+      kinds := array['created'];
+    elsif tg_op = 'DELETE' then
+      kind := 'delete';
+      changes := old_values;
+      kinds := array['deleted'];
+    else
+      select jsonb_object_agg(n.key, jsonb_build_array(old_values -> n.key, n.value)) into changes
+        from jsonb_each(new_values) n where n.value is distinct from old_values -> n.key;
+      -- nothing recorded changed (e.g. only bookkeeping columns): no entry, no event
+      if changes is null then
+        return null;
+      end if;
+      kind := 'update';
+      kinds := case when jsonb_exists(changes, state_column) then array['updated', 'state_changed'] else array['updated'] end;
+    end if;
+    insert into audit_entries (user_id, action, resource, record_id, changes, request_id)
+      values (nullif(current_setting('bms.user_id', true), '')::integer, kind, tg_argv[0], rid, changes,
+              nullif(current_setting('bms.request_id', true), ''));
+    insert into webhook_deliveries (subscription_id, event, resource, record_id, data)
+      select s.id, e.name, tg_argv[0], rid, jsonb_build_object('id', rid) || coalesce(new_values, old_values)
+        from webhook_subscriptions s, unnest(kinds) x(event), lateral (select tg_argv[1] || '.' || x.event as name) e
+        where s.active and e.name = any(s.events);
+    return null;
+  end $$`;
+
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('audit_entries', (t) => {
     t.bigIncrements('id').primary();
@@ -61,55 +112,7 @@ export async function up(knex: Knex): Promise<void> {
   // the dispatcher's scan: due pending deliveries only
   await knex.raw(`create index webhook_deliveries_due on webhook_deliveries (next_attempt) where status = 'pending'`);
 
-  await knex.raw(`create function bms_capture() returns trigger language plpgsql as $$
-    declare
-      recorded text[] := tg_argv[3]::text[];
-      state_column text := nullif(tg_argv[2], '');
-      old_values jsonb;
-      new_values jsonb;
-      changes jsonb;
-      kind text;
-      rid integer;
-      kinds text[];
-    begin
-      if current_setting('bms.capture', true) = 'off' then
-        return null;
-      end if;
-      if tg_op <> 'INSERT' then
-        select coalesce(jsonb_object_agg(key, value), '{}') into old_values from jsonb_each(to_jsonb(old)) where key = any(recorded);
-        rid := old.id;
-      end if;
-      if tg_op <> 'DELETE' then
-        select coalesce(jsonb_object_agg(key, value), '{}') into new_values from jsonb_each(to_jsonb(new)) where key = any(recorded);
-        rid := new.id;
-      end if;
-      if tg_op = 'INSERT' then
-        kind := 'create';
-        changes := new_values;
-        kinds := array['created'];
-      elsif tg_op = 'DELETE' then
-        kind := 'delete';
-        changes := old_values;
-        kinds := array['deleted'];
-      else
-        select jsonb_object_agg(n.key, jsonb_build_array(old_values -> n.key, n.value)) into changes
-          from jsonb_each(new_values) n where n.value is distinct from old_values -> n.key;
-        -- nothing recorded changed (e.g. only bookkeeping columns): no entry, no event
-        if changes is null then
-          return null;
-        end if;
-        kind := 'update';
-        kinds := case when jsonb_exists(changes, state_column) then array['updated', 'state_changed'] else array['updated'] end;
-      end if;
-      insert into audit_entries (user_id, action, resource, record_id, changes, request_id)
-        values (nullif(current_setting('bms.user_id', true), '')::integer, kind, tg_argv[0], rid, changes,
-                nullif(current_setting('bms.request_id', true), ''));
-      insert into webhook_deliveries (subscription_id, event, resource, record_id, data)
-        select s.id, e.name, tg_argv[0], rid, jsonb_build_object('id', rid) || coalesce(new_values, old_values)
-          from webhook_subscriptions s, unnest(kinds) x(event), lateral (select tg_argv[1] || '.' || x.event as name) e
-          where s.active and e.name = any(s.events);
-      return null;
-    end $$`);
+  await knex.raw(CAPTURE_FUNCTION);
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -1,8 +1,11 @@
 /**
  * Every declared resource's table carries the change-capture trigger (migration 0260's
  * `bms_capture`), its arguments taken from the declaration: the resource key, its event prefix,
- * its state column and the columns recorded (served ones only, so a password, hash or secret never
- * is). Kept in step on every migrate: a trigger whose arguments differ from the declaration's is
+ * its state column, the columns recorded (served ones only, so a password, hash or secret never
+ * is) and, for a resource with a view rule, the columns kept whole with each entry: the recorded
+ * ones, `id` and `created_by`, everything that rule may read of the row (engine/registry/access-check.ts
+ * admits rules on served fields only), so `/api/audit` can judge each entry by the values it
+ * recorded (viewsEveryState in engine/access/visibility.ts). Kept in step on every migrate: a trigger whose arguments differ from the declaration's is
  * replaced, so a new resource or field needs no migration of its own for it.
  */
 import type { Knex } from 'knex';
@@ -18,7 +21,8 @@ export const eventPrefix = (r: Resource): string => `${r.module}.${r.name}`;
 function argumentsOf(r: Resource): string[] {
   const state = r.fields.find((f) => f.spec.type === 'state')?.column ?? '';
   const recorded = [...r.fields.filter((f) => f.column && f.readable).map((f) => f.column!), ...r.foreignKeys.map((fk) => fk.column), 'remote_key'];
-  return [r.key, eventPrefix(r), state, `{${recorded.join(',')}}`];
+  const kept = r.access.view ? [...recorded, 'id', 'created_by'] : [];
+  return [r.key, eventPrefix(r), state, `{${recorded.join(',')}}`, `{${kept.join(',')}}`];
 }
 
 const literal = (s: string): string => `'${s.replace(/'/g, "''")}'`;
