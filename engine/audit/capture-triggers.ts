@@ -1,12 +1,13 @@
 /**
- * Every declared resource's table carries the change-capture trigger (migration 0260's
- * `bms_capture`), its arguments taken from the declaration: the resource key, its event prefix,
- * its state column, the columns recorded (served ones only, so a password, hash or secret never
- * is) and, for a resource with a view rule, the columns kept whole with each entry: the recorded
- * ones, `id` and `created_by`, everything that rule may read of the row (engine/registry/access-check.ts
- * admits rules on served fields only), so `/api/audit` can judge each entry by the values it
- * recorded (viewsEveryState in engine/access/visibility.ts). Kept in step on every migrate: a trigger whose arguments differ from the declaration's is
- * replaced, so a new resource or field needs no migration of its own for it.
+ * Every declared resource's table carries the change-capture trigger (`bms_capture`,
+ * engine/audit/capture-function.ts), its arguments taken from the declaration: the resource key, its
+ * event prefix, its state column, the columns recorded (served ones only, so a password, hash or
+ * secret never is) and, for a resource with a view rule, the columns kept whole with each entry: the
+ * recorded ones, `id` and `created_by`, so every column a rule reads of the row (access-check.ts
+ * refuses rules on fields never served), and `/api/audit` judges each entry by the values it
+ * recorded (viewsEveryState, engine/access/visibility.ts). Kept in step on every migrate: a trigger
+ * whose arguments differ from the declaration's is replaced, so a new resource or field needs no
+ * migration of its own for it.
  */
 import type { Knex } from 'knex';
 import type { Resource } from '../registry/resource.js';
