@@ -2,14 +2,11 @@
  * One change capture for the audit trail and the webhook outbox. `bms_capture()` runs after each
  * row written to a declared resource's table (engine/audit/capture-triggers.ts attaches it to every
  * one, from the registry) and, in the writing transaction, appends an `audit_entries` row and one
- * `webhook_deliveries` row per matching active subscription. Who wrote and which request did are
- * transaction-local settings the engine sets first (engine/audit/actor.ts).
- *
- * Trigger arguments: the resource key (`issue/issue`), the event prefix (`issue.issue`), the state
- * column ('' for none), and the recorded columns as an array literal: only served declared columns,
- * so passwords, hashes, tokens and secrets (never served) are never recorded.
+ * `webhook_deliveries` row per matching active subscription (engine/audit/capture-function.ts). Who
+ * wrote and which request did are transaction-local settings the engine sets first (engine/audit/actor.ts).
  */
 import type { Knex } from 'knex';
+import { captureFunction } from '../engine/audit/capture-function.js';
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('audit_entries', (t) => {
@@ -61,55 +58,7 @@ export async function up(knex: Knex): Promise<void> {
   // the dispatcher's scan: due pending deliveries only
   await knex.raw(`create index webhook_deliveries_due on webhook_deliveries (next_attempt) where status = 'pending'`);
 
-  await knex.raw(`create function bms_capture() returns trigger language plpgsql as $$
-    declare
-      recorded text[] := tg_argv[3]::text[];
-      state_column text := nullif(tg_argv[2], '');
-      old_values jsonb;
-      new_values jsonb;
-      changes jsonb;
-      kind text;
-      rid integer;
-      kinds text[];
-    begin
-      if current_setting('bms.capture', true) = 'off' then
-        return null;
-      end if;
-      if tg_op <> 'INSERT' then
-        select coalesce(jsonb_object_agg(key, value), '{}') into old_values from jsonb_each(to_jsonb(old)) where key = any(recorded);
-        rid := old.id;
-      end if;
-      if tg_op <> 'DELETE' then
-        select coalesce(jsonb_object_agg(key, value), '{}') into new_values from jsonb_each(to_jsonb(new)) where key = any(recorded);
-        rid := new.id;
-      end if;
-      if tg_op = 'INSERT' then
-        kind := 'create';
-        changes := new_values;
-        kinds := array['created'];
-      elsif tg_op = 'DELETE' then
-        kind := 'delete';
-        changes := old_values;
-        kinds := array['deleted'];
-      else
-        select jsonb_object_agg(n.key, jsonb_build_array(old_values -> n.key, n.value)) into changes
-          from jsonb_each(new_values) n where n.value is distinct from old_values -> n.key;
-        -- nothing recorded changed (e.g. only bookkeeping columns): no entry, no event
-        if changes is null then
-          return null;
-        end if;
-        kind := 'update';
-        kinds := case when jsonb_exists(changes, state_column) then array['updated', 'state_changed'] else array['updated'] end;
-      end if;
-      insert into audit_entries (user_id, action, resource, record_id, changes, request_id)
-        values (nullif(current_setting('bms.user_id', true), '')::integer, kind, tg_argv[0], rid, changes,
-                nullif(current_setting('bms.request_id', true), ''));
-      insert into webhook_deliveries (subscription_id, event, resource, record_id, data)
-        select s.id, e.name, tg_argv[0], rid, jsonb_build_object('id', rid) || coalesce(new_values, old_values)
-          from webhook_subscriptions s, unnest(kinds) x(event), lateral (select tg_argv[1] || '.' || x.event as name) e
-          where s.active and e.name = any(s.events);
-      return null;
-    end $$`);
+  await knex.raw(captureFunction(false));
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -25,6 +25,7 @@ describe('access rules checked at boot', () => {
     ['a text field', 'dms/folder', view({ field: 'title', in: ['x'] }), '"title" must be an enum, state or boolean field.'],
     ['an empty any', 'dms/folder', view({ any: [] }), 'access rule view: an empty "any".'],
     ['unset on a required key', 'dms/document', view({ unset: 'folder' }), '"folder" is neither an optional foreign key nor a nullable field.'],
+    ['unset on a field never served', 'users/user', view({ unset: 'password' }), '"password" is not served, so the audit trail could not judge its past.'],
     ['current on text fields', 'dms/folder', view({ current: { start: 'title', end: 'description' } }), '"current" needs two date fields or two date-time fields.'],
     ['userIs on a key to another resource', 'dms/document', view({ userIs: 'folder' }), '"folder" is not a foreign key to user.'],
     ['among on a foreign key', 'dms/document', view({ among: 'folder', rule: { userIs: 'created_by' } }), '"folder" is not a many-to-many.'],

@@ -125,6 +125,70 @@ describe('audit trail', () => {
     expect((await reader.client.get(`/api/audit?resource=issue/issue&record_id=${issue.id}`)).body).to.deep.equal([]);
   });
 
+  it("hides an entry from whom could not see the record as the entry recorded it, though they can see it now", async () => {
+    const { admin } = suite();
+    const reader = await makeUser({ permissions: ['audit.view_entry', 'issues.view_tracker', 'issues.view_issue'] });
+    const secret = await created(admin, '/api/issue/tracker', { title: unique('secret'), visibility: 'confidential' });
+    const open = await created(admin, '/api/issue/tracker', { title: unique('open') });
+    const issue = await created(admin, '/api/issue/issue', { tracker_id: secret.id, title: 'ACQUISITION of Foo Corp' });
+    const patch = async (body: object) => expect((await admin.patch(`/api/issue/issue/${issue.id}`, body)).status).to.equal(200);
+    await patch({ title: 'price 12M' });
+    await patch({ tracker_id: open.id });
+    await patch({ title: 'Vendor review' });
+
+    const all = await entries(`resource=issue/issue&record_id=${issue.id}`);
+    expect(all).to.have.length(4);
+    const seen = (await reader.client.get(`/api/audit?resource=issue/issue&record_id=${issue.id}`)).body as any[];
+    // the move is hidden too: the record it starts from was confidential; 'price 12M' was the title after it
+    expect(seen.map((e) => e.changes)).to.deep.equal([{ title: ['price 12M', 'Vendor review'] }]);
+    expect(JSON.stringify((await reader.client.get('/api/audit?resource=issue/issue')).body)).not.to.match(/ACQUISITION/);
+    expect((await reader.client.get(`/api/audit/${all[3].id}`)).status).to.equal(404);
+  });
+
+  it('shows none of the entries of a record the caller cannot see now, nor of one that was deleted unseen by them', async () => {
+    const { admin } = suite();
+    const reader = await makeUser({ permissions: ['audit.view_entry', 'issues.view_tracker', 'issues.view_issue'] });
+    const secret = await created(admin, '/api/issue/tracker', { title: unique('secret'), visibility: 'confidential' });
+    const open = await created(admin, '/api/issue/tracker', { title: unique('open') });
+    const seen = async (id: number) => ((await reader.client.get(`/api/audit?resource=issue/issue&record_id=${id}`)).body as any[]).map((e) => e.action);
+    const hidden = await created(admin, '/api/issue/issue', { tracker_id: open.id, title: 'public at first' });
+    expect((await admin.patch(`/api/issue/issue/${hidden.id}`, { tracker_id: secret.id })).status).to.equal(200);
+    expect(await seen(hidden.id)).to.deep.equal([]);
+
+    // a deleted record: as its delete entry left it
+    const gone = await created(admin, '/api/issue/issue', { tracker_id: open.id, title: 'deleted in the open' });
+    expect((await admin.delete(`/api/issue/issue/${gone.id}`)).status).to.equal(204);
+    expect(await seen(gone.id)).to.deep.equal(['delete', 'create']);
+    expect((await admin.patch(`/api/issue/issue/${hidden.id}`, { tracker_id: open.id })).status).to.equal(200);
+    expect((await admin.patch(`/api/issue/issue/${hidden.id}`, { tracker_id: secret.id })).status).to.equal(200);
+    expect((await admin.delete(`/api/issue/issue/${hidden.id}`)).status).to.equal(204);
+    expect(await seen(hidden.id)).to.deep.equal([]);
+    expect(await entries(`resource=issue/issue&record_id=${hidden.id}`)).to.have.length(5);
+  });
+
+  it('judges a record that inherited its access by the parent it had then', async () => {
+    const { admin } = suite();
+    const reader = await makeUser({ permissions: ['audit.view_entry', 'dms.view_folder'] });
+    const parent = await created(admin, '/api/dms/folder', { title: unique('protected'), visibility: 'protected' });
+    const folder = await created(admin, '/api/dms/folder', { title: 'Layoffs 2027', parent_id: parent.id, inherit_permissions: true });
+    const patch = async (body: object) => expect((await admin.patch(`/api/dms/folder/${folder.id}`, body)).status).to.equal(200);
+    await patch({ inherit_permissions: false });
+    await patch({ title: 'Planning' });
+    const seen = (await reader.client.get(`/api/audit?resource=dms/folder&record_id=${folder.id}`)).body as any[];
+    expect(seen.map((e) => e.changes)).to.deep.equal([{ title: ['Layoffs 2027', 'Planning'] }]);
+  });
+
+  it('hides from others an entry that kept no values of its record (written before entries did)', async () => {
+    const { admin, service } = suite();
+    const reader = await makeUser({ permissions: ['audit.view_entry', 'kpi.view_kpi'] });
+    // a KPI without a folder is seen by all: a record of no values would pass the rule too
+    const kpi = await created(admin, '/api/kpi/kpi', { title: unique('kpi') });
+    const [{ id }] = await service.db('audit_entries').insert({ action: 'update', resource: 'kpi/kpi', record_id: kpi.id, changes: { title: ['a', 'b'] } }).returning('id');
+    expect((await reader.client.get(`/api/audit?resource=kpi/kpi&record_id=${kpi.id}`)).body).to.have.length(1);
+    expect((await reader.client.get(`/api/audit/${id}`)).status).to.equal(404);
+    expect((await admin.get(`/api/audit/${id}`)).status).to.equal(200);
+  });
+
   it('is append-only', async () => {
     const { service } = suite();
     let refused: unknown;

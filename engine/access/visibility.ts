@@ -113,3 +113,42 @@ export function accessPredicate(resource: Resource, action: AccessAction, user: 
   if (user.isSuperuser) return null;
   return subjectPredicate(resource, action, { kind: 'user', id: user.id }, alias);
 }
+
+/**
+ * The predicate a record's values aliased `alias` must pass for `user`, when `alias` is not the
+ * record's stored row but values of it as recorded earlier (the change capture's snapshot): as
+ * `accessPredicate`, except that whether the record inherits its access, and from which parent, is
+ * read from `alias` too (onRecord reads them from the stored row). Parents, and every other record
+ * a rule reaches, are read as stored now.
+ */
+export function recordedPredicate(resource: Resource, action: AccessAction, user: Principal, alias: string): Fragment | null {
+  const rule = resource.access[action];
+  if (user.isSuperuser || !rule) return null;
+  const subject: Subject = { kind: 'user', id: user.id };
+  const own = compile(resource, rule, subject, alias, 0, false);
+  const inherit = resource.access.inherit;
+  if (!inherit) return own;
+  const parent = col(alias, columnOf(resource, inherit.parent));
+  const inherits = `(${col(alias, columnOf(resource, inherit.when))} and ${parent} is not null)`;
+  const above = exists(`${q(resource.table)} a1`, `a1.id = ${parent}`, onRecord(resource, rule, subject, 'a1', 1));
+  return joinFragments([joinFragments([frag(inherits), above], 'and'), joinFragments([frag(`not ${inherits}`), own], 'and')], 'or');
+}
+
+/** The alias of a recorded state's row in `viewsEveryState`. */
+const RECORDED = 'recorded';
+
+/**
+ * Whether `user` may view the record of `resource` in every one of `states`: SQL expressions, each
+ * the record's column values as a jsonb object (a state the change capture recorded, or the stored
+ * row), null where unknown. Null when no rule restricts the user; else a predicate that holds only
+ * when every state is known and passes the view rule (recordedPredicate, compiled once for all).
+ */
+export function viewsEveryState(resource: Resource, user: Principal, states: readonly Fragment[]): Fragment | null {
+  const seen = recordedPredicate(resource, 'view', user, RECORDED);
+  if (!seen) return null;
+  return frag(
+    `(select bool_and(s.v is not null and (${seen.sql}) is true) from (values ${states.map((s) => `((${s.sql})::jsonb)`).join(', ')}) s(v) ` +
+      `cross join lateral jsonb_populate_record(null::${q(resource.table)}, s.v) ${RECORDED})`,
+    [...states.flatMap((s) => s.bindings), ...seen.bindings],
+  );
+}

@@ -1,9 +1,14 @@
 /**
- * Every declared resource's table carries the change-capture trigger (migration 0260's
- * `bms_capture`), its arguments taken from the declaration: the resource key, its event prefix,
- * its state column and the columns recorded (served ones only, so a password, hash or secret never
- * is; and no bookkeeping, so an update of only `last_login` records and sends nothing). Kept in step on every migrate: a trigger whose arguments differ from the declaration's is
- * replaced, so a new resource or field needs no migration of its own for it.
+ * Every declared resource's table carries the change-capture trigger (`bms_capture`,
+ * engine/audit/capture-function.ts), its arguments taken from the declaration: the resource key, its
+ * event prefix, its state column, the columns recorded (served ones only, so a password, hash or
+ * secret never is; and no bookkeeping, so an update of only `last_login` records and sends nothing)
+ * and, for a resource with a view rule, the columns kept whole with each entry: the
+ * served ones, `id` and `created_by`, so every column a rule reads of the row (access-check.ts
+ * refuses rules on fields never served), and `/api/audit` judges each entry by the values it
+ * recorded (viewsEveryState, engine/access/visibility.ts). Kept in step on every migrate: a trigger
+ * whose arguments differ from the declaration's is replaced, so a new resource or field needs no
+ * migration of its own for it.
  */
 import type { Knex } from 'knex';
 import type { Resource } from '../registry/resource.js';
@@ -17,8 +22,11 @@ export const eventPrefix = (r: Resource): string => `${r.module}.${r.name}`;
 /** The trigger's arguments for `r`. */
 function argumentsOf(r: Resource): string[] {
   const state = r.fields.find((f) => f.spec.type === 'state')?.column ?? '';
-  const recorded = [...r.fields.filter((f) => f.column && f.recorded).map((f) => f.column!), ...r.foreignKeys.map((fk) => fk.column), 'remote_key'];
-  return [r.key, eventPrefix(r), state, `{${recorded.join(',')}}`];
+  const columns = (served: (f: Resource['fields'][number]) => boolean) => [...r.fields.filter((f) => f.column && served(f)).map((f) => f.column!), ...r.foreignKeys.map((fk) => fk.column), 'remote_key'];
+  const recorded = columns((f) => f.recorded);
+  // a rule may read any served column, bookkeeping ones too
+  const kept = r.access.view ? [...columns((f) => f.readable), 'id', 'created_by'] : [];
+  return [r.key, eventPrefix(r), state, `{${recorded.join(',')}}`, `{${kept.join(',')}}`];
 }
 
 const literal = (s: string): string => `'${s.replace(/'/g, "''")}'`;

@@ -1,11 +1,13 @@
 /**
  * `/api/audit`: the trail the change capture writes (migration 0260), read-only. Superusers see
- * every entry; others with `audit.view_entry` those of records they can view now (so not those of
- * deleted records), as SQL: one `exists` per resource they hold the view permission of.
+ * every entry; others with `audit.view_entry` those of the resources they hold the view permission
+ * of, where the resource's view rule admits the record now (or, once deleted, as its delete entry
+ * left it) and in every state the entry recorded: the values it left (its snapshot, migration 0280)
+ * and, for an update, those before it. One predicate per resource, inside the list's one statement.
  */
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
-import { accessPredicate } from '../access/visibility.js';
+import { viewsEveryState } from '../access/visibility.js';
 import { TableList } from '../crud/table-list.js';
 import { isoTimestamp } from '../fields/values.js';
 import { mayPerform } from '../http/resource-routes.js';
@@ -25,15 +27,23 @@ const text = { type: 'string', maxLength: 200, description: '' } as const;
 const action = { type: 'enum', values: ['create', 'update', 'delete'], description: '' } as const;
 const time = { type: 'datetime', description: '' } as const;
 
-/** Entries of records `user` can view. */
+/**
+ * The record's values now: its stored row, or once deleted those its delete entry left. A record
+ * deleted unseen by the capture (the seed's writes) has none, so its entries stay hidden.
+ */
+const now = (r: Resource): Fragment =>
+  frag(`coalesce((select to_jsonb(live) from ${q(r.table)} live where live.id = e.record_id),
+    (select d.snapshot from audit_entries d where d.resource = e.resource and d.record_id = e.record_id and d.action = 'delete' order by d.id desc limit 1))`);
+/** The values the entry recorded: those it left, and before an update, those with each changed field's old value. */
+const LEFT = frag('e.snapshot');
+const BEFORE = frag(`case when e.action = 'update' then e.snapshot || (select jsonb_object_agg(c.key, c.value -> 0) from jsonb_each(e.changes) c) else e.snapshot end`);
+
+/** Entries `user` may see: of records they can view now and could view in every state the entry recorded. */
 function visibleEntries(resources: readonly Resource[], user: Principal): Fragment[] {
   if (user.isSuperuser) return [];
   const each = resources
     .filter((r) => mayPerform(user, r.permissions.view))
-    .map((r) => {
-      const seen = joinFragments([frag('audited.id = e.record_id'), ...[accessPredicate(r, 'view', user, 'audited')].filter((p) => p !== null)], 'and');
-      return frag(`(e.resource = ? and exists (select 1 from ${q(r.table)} audited where ${seen.sql}))`, [r.key, ...seen.bindings]);
-    });
+    .map((r) => joinFragments([frag('e.resource = ?', [r.key]), ...[viewsEveryState(r, user, [now(r), LEFT, BEFORE])].filter((p) => p !== null)], 'and'));
   return [each.length ? joinFragments(each, 'or') : FALSE];
 }
 

@@ -40,6 +40,8 @@ function checkRule(on: Resource, rule: AccessRule, fail: Fail): void {
     const fk = findForeignKey(on, rule.unset);
     const f = findField(on, rule.unset);
     if (fk ? fk.required : !(f?.column && f.nullable)) fail(`"${rule.unset}" is neither an optional foreign key nor a nullable field.`);
+    // the audit trail keeps served values only (engine/audit/capture-triggers.ts): a missing one would read as empty
+    if (f && !f.readable) fail(`"${rule.unset}" is not served, so the audit trail could not judge its past.`);
     return;
   }
   if ('current' in rule) {
