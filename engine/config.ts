@@ -22,6 +22,9 @@ export interface DatabaseBounds {
 
 export const DEFAULT_BOUNDS: DatabaseBounds = { statementTimeoutMs: 30_000, lockTimeoutMs: 5_000, acquireTimeoutMs: 5_000, poolSize: 10 };
 
+/** The bounds `config` sets, each unset one its default. */
+export const boundsOf = (config: DatabaseConfig): DatabaseBounds => ({ ...DEFAULT_BOUNDS, ...config.bounds });
+
 /** For work that is long by nature (migrations, seeding): bounds protect requests, not maintenance. */
 export const unbounded = (config: DatabaseConfig): DatabaseConfig => ({
   ...config,
@@ -47,6 +50,8 @@ export interface ServerConfig extends DatabaseConfig {
   trustProxy: boolean;
   /** MAX_LIST_ROWS: the most records one list answer holds; undefined: no cap. */
   maxListRows?: number;
+  /** LISTS_PER_USER: the lists one user has read at once (0: no bound); more wait their turn. */
+  listsPerUser?: number;
   /** How long a token's principal is kept between requests (0: not at all); changes drop it at once. */
   principalCacheMs: number;
   /** DATABASE_REPLICA_URLS: streaming replicas of `databaseUrl` that GET lists and details read from. */
@@ -64,6 +69,8 @@ export interface ServerConfig extends DatabaseConfig {
 }
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** Enough for a page that loads a few lists at once; well under the pool, so one user leaves most of it to others. */
+export const DEFAULT_LISTS_PER_USER = 4;
 
 export interface WebhookSettings {
   /** This instance runs a dispatcher (WEBHOOK_DISPATCH). */
@@ -109,6 +116,7 @@ const portNumber = wholeNumber(0, 65535);
 const milliseconds = wholeNumber(0, 999_999_999);
 const poolSize = wholeNumber(1, 9999);
 const rowCount = wholeNumber(1, 999_999_999);
+const listCount = wholeNumber(0, 9999);
 const workerCount = wholeNumber(1, MAX_WORKERS);
 const replicaRetry = wholeNumber(100, 3_600_000);
 /** Comma-separated origins, each exactly `scheme://host[:port]` as a browser sends it in `Origin`. */
@@ -138,6 +146,7 @@ const SERVER = {
   SECURE_COOKIES: bool({ default: false, desc: 'true or false' }),
   TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
   MAX_LIST_ROWS: rowCount({ default: undefined, desc: 'a number of records from 1 to 999999999 (unset: no cap)' }),
+  LISTS_PER_USER: listCount({ default: DEFAULT_LISTS_PER_USER, desc: 'a number of lists from 0 to 9999 (0: no limit)' }),
   PRINCIPAL_CACHE_MS: milliseconds({ default: 5000, desc: 'a whole number of milliseconds (0: no cache)' }),
   CORS_ORIGINS: originList({ default: [], desc: 'origins separated by commas, each like https://app.example.com (scheme, host, optional port; no path)' }),
   SHUTDOWN_TIMEOUT_MS: milliseconds({ default: DEFAULT_SHUTDOWN_TIMEOUT_MS, desc: 'a whole number of milliseconds' }),
@@ -218,6 +227,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,
     maxListRows: e.MAX_LIST_ROWS,
+    listsPerUser: e.LISTS_PER_USER,
     principalCacheMs: e.PRINCIPAL_CACHE_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     corsOrigins: e.CORS_ORIGINS,

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS, DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
+import { boundsOf, DEFAULT_LISTS_PER_USER, DEFAULT_SHUTDOWN_TIMEOUT_MS, DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
@@ -98,6 +98,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     secureCookies: config.secureCookies,
     trustProxy: config.trustProxy,
     maxListRows: config.maxListRows,
+    listTurns: { perUser: config.listsPerUser ?? DEFAULT_LISTS_PER_USER, waitMs: boundsOf(config).acquireTimeoutMs },
     principals,
     reads,
     corsOrigins: config.corsOrigins,

@@ -2,8 +2,11 @@
  * `npm run manage` commands and the service's first start, as separate processes on a database
  * of their own (PostgreSQL when DATABASE_URL is set, else embedded PGlite), then checked over HTTP.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { createLogger } from '../engine/log.js';
 import { loadRegistry } from '../engine/registry/registry.js';
@@ -11,7 +14,9 @@ import { startService, type RunningService } from '../engine/service.js';
 import { Client } from './support/client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { testConfig } from './support/hooks.js';
+import { LOCK_FILE } from '../engine/storage/data-dir-lock.js';
 import { dist, manage, processEnv, run, startServiceProcess } from './support/processes.js';
+import { until } from './support/wait.js';
 
 async function withService<T>(db: TestDatabase, work: (client: Client, service: RunningService) => Promise<T>): Promise<T> {
   const svc = await startService(
@@ -316,6 +321,47 @@ describe('embedded PGlite', function () {
       expect(migrate.stdout).to.equal('Database is up to date.\n');
     } finally {
       await db.drop();
+    }
+  });
+
+  it('lets exactly one of several processes take over a stale lock at once (issue 22)', async () => {
+    // a process that locks `dir` when told "go", prints won or refused, and holds on until its stdin ends
+    const contender = `
+      import { lockDataDir, DataDirLockedError } from ${JSON.stringify(pathToFileURL(path.join(dist, 'engine/storage/data-dir-lock.js')).href)};
+      process.stdout.write('ready\\n');
+      process.stdin.once('data', () => {
+        let answer = 'won';
+        try { lockDataDir(process.argv[1]); } catch (err) { answer = err instanceof DataDirLockedError ? 'refused' : String(err); }
+        process.stdout.write(answer + '\\n');
+        process.stdin.resume();
+      });`;
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const start = (dir: string) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', contender, dir]);
+      const lines: string[] = [];
+      child.stdout.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter(Boolean)));
+      const saidMore = (n: number) => until(`${n} lines`, async () => (lines.length >= n ? lines : undefined));
+      return { child, lines, saidMore, exited: new Promise((resolve) => child.on('close', resolve)) };
+    };
+    for (let round = 0; round < 20; round++) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bms-lock-'));
+      try {
+        fs.writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: dead, hostname: os.hostname(), since: new Date().toISOString(), command: 'gone' }));
+        const contenders = Array.from({ length: 4 }, () => start(dir));
+        try {
+          await Promise.all(contenders.map((c) => c.saidMore(1)));
+          // all loaded and waiting: told at once
+          for (const c of contenders) c.child.stdin.write('go\n');
+          const answers = (await Promise.all(contenders.map(async (c) => (await c.saidMore(2))[1]))).sort();
+          expect(answers, `round ${round}`).to.deep.equal(['refused', 'refused', 'refused', 'won']);
+        } finally {
+          for (const c of contenders) c.child.stdin.end();
+          await Promise.all(contenders.map((c) => c.exited));
+        }
+        expect(fs.readdirSync(dir), 'the winner released the lock at exit; no claim or draft is left').to.deep.equal([]);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     }
   });
 

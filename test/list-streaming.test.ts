@@ -10,14 +10,36 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { expect } from 'chai';
 import { sendJsonArray } from '../engine/http/json-response.js';
-import { suite } from './support/hooks.js';
 import { textPieces } from '../engine/storage/text-pieces.js';
 import { describeWithServer } from './support/database.js';
+import { createLogger } from '../engine/log.js';
+import { startService } from '../engine/service.js';
+import { makeUser } from './support/fixtures.js';
+import { suite, testConfig } from './support/hooks.js';
+import { Client } from './support/client.js';
 import { within } from './support/wait.js';
 
 const PATH = '/api/glossar/entry';
 /** Records of about 7 kB each: the list is longer than the read-ahead budget (8 MiB), so it streams. */
 const COUNT = 1500;
+
+/**
+ * A GET of a list that reads its first bytes and then nothing more, holding the list open (the
+ * server's stream waits on the unread socket), until `leave`; a refusal resolves with its status.
+ */
+function holdOpen(url: string, token: string): Promise<{ status: number; leave: () => void }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers: { Authorization: `Token ${token}` } }, (res) => {
+      const leave = () => req.destroy();
+      if (res.statusCode !== 200) return void res.resume().once('end', () => resolve({ status: res.statusCode!, leave }));
+      res.once('data', () => {
+        res.pause();
+        resolve({ status: 200, leave });
+      });
+    });
+    req.on('error', (err) => ((err as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(err)));
+  });
+}
 
 /** A GET whose body is dropped after its first bytes: the client leaves mid-list. */
 function leaveMidway(url: string, token: string): Promise<void> {
@@ -136,6 +158,38 @@ describe('list streaming', () => {
     } finally {
       await service.db(table).where('title', 'like', 'headed %').delete();
     }
+  });
+
+  describeWithServer('lists one user reads at once (LISTS_PER_USER, issue 22)', 'bounds a share of the pool', () => {
+    it('bounds one user\'s open lists, so other users are served; a turn ends when its list does', async function () {
+      this.timeout(60_000);
+      // three connections; one user may hold two of them with lists, and waits a second for a third
+      const svc = await startService(testConfig(suite().database, { listsPerUser: 2, bounds: { poolSize: 3, acquireTimeoutMs: 1_000 } }), createLogger('silent'), { quiet: true });
+      const held: { status: number; leave: () => void }[] = [];
+      try {
+        const admin = new Client(svc.url, suite().admin.token);
+        const other = new Client(svc.url, (await makeUser({ permissions: ['glossar.view_entry'] })).token);
+        const long = `${svc.url}${PATH}?search=stream`;
+        held.push(...(await Promise.all([0, 1, 2].map(() => holdOpen(long, admin.token!)))));
+        expect(held.map((h) => h.status).sort()).to.deep.equal([200, 200, 429]);
+        const started = Date.now();
+        const refused = await admin.get(`${PATH}?search=stream&limit=1`);
+        expect([refused.status, refused.body, refused.headers.get('retry-after')]).to.deep.equal([429, { detail: 'Request was throttled. Expected available in 1 seconds.' }, '1']);
+        expect(Date.now() - started, 'refused after waiting its turn for POOL_ACQUIRE_TIMEOUT_MS').to.be.within(900, 5_000);
+        for (const path of [`${PATH}/${ids[0]}`, `${PATH}?search=stream&limit=5`]) {
+          const at = Date.now();
+          expect((await other.get(path)).status, `another user's ${path}`).to.equal(200);
+          expect(Date.now() - at).to.be.below(1_000);
+        }
+        // a list waiting for a turn gets the one its user's list gives up
+        const waiting = admin.get(`${PATH}?search=stream&limit=5`);
+        held.find((h) => h.status === 200)!.leave();
+        expect((await waiting).status).to.equal(200);
+      } finally {
+        for (const h of held) h.leave();
+        await svc.close();
+      }
+    });
   });
 
 

@@ -61,6 +61,32 @@ describe('MCP server (/mcp)', () => {
     expect((await fetch(new URL('/mcp', admin.baseUrl), { headers: { Authorization: `Token ${admin.token!}` } })).status).to.equal(405);
   });
 
+  /** `body` POSTed to /mcp as curl would, with the admin's token. */
+  const postMcp = (body: string) =>
+    fetch(new URL('/mcp', suite().admin.baseUrl), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Token ${suite().admin.token!}` },
+      body,
+    });
+  const toolsList = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+
+  it('refuses a body over 1 MiB with 413, as REST does (issue 22)', async () => {
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'describe_resources', arguments: { padding: 'x'.repeat(1024 * 1024) } } };
+    const res = await postMcp(JSON.stringify(call));
+    expect([res.status, await res.json()]).to.deep.equal([413, { detail: 'Request body too large.' }]);
+  });
+
+  it('answers a batch of up to 20 messages and refuses a larger one with a JSON-RPC error (issue 22)', async () => {
+    const answered = await postMcp(JSON.stringify(Array.from({ length: 20 }, (_, i) => toolsList(i + 1))));
+    expect(answered.status).to.equal(200);
+    expect(((await answered.json()) as { id: number }[]).map((a) => a.id).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 20 }, (_, i) => i + 1));
+    const refused = await postMcp(JSON.stringify(Array.from({ length: 21 }, (_, i) => toolsList(i + 1))));
+    expect([refused.status, await refused.json()]).to.deep.equal([
+      400,
+      { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: Batch must not exceed 20 messages' }, id: null },
+    ]);
+  });
+
   it('lists the read tools, the reachable resources as an enum, without users, groups or salaries', async () => {
     const { admin } = suite();
     const client = await connect(admin.baseUrl, admin.token!);

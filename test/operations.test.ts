@@ -6,7 +6,8 @@ import { createApp } from '../engine/http/app.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import { suite } from './support/hooks.js';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import knexFactory, { type Knex } from 'knex';
 import { Client } from './support/client.js';
 
 describe('operations', () => {
@@ -19,22 +20,48 @@ describe('operations', () => {
     expect(ready.status).to.equal(200);
   });
 
-  it('answers 503 when the database is unreachable, and /readyz says so', async () => {
-    const knexFactory = (await import('knex')).default;
-    const dead = knexFactory({ client: 'pg', connection: 'postgres://postgres@127.0.0.1:1/none', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000 });
-    const app = createApp({ db: dead, registry: await loadRegistry(), log: pino({ level: 'silent' }) });
+  /** An app of its own on `db`, answering `check` with the admin's token; `db` is destroyed after. */
+  async function onDatabase(db: Knex, check: (client: Client) => Promise<void>): Promise<void> {
+    const app = createApp({ db, registry: await loadRegistry(), log: pino({ level: 'silent' }) });
     const server = http.createServer(app.koa.callback());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, suite().admin.token);
+      await check(new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, suite().admin.token));
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+      await db.destroy();
+    }
+  }
+
+  it('answers 503 when the database is unreachable, and /readyz says so', async () => {
+    const dead = knexFactory({ client: 'pg', connection: 'postgres://postgres@127.0.0.1:1/none', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000 });
+    await onDatabase(dead, async (client) => {
       const res = await client.get('/api/issue/issue');
       expect(res.status).to.equal(503);
       expect(res.body).to.deep.equal({ detail: 'Service temporarily unavailable.' });
       expect((await client.get('/readyz')).status).to.equal(503);
       expect((await client.get('/healthz')).status).to.equal(200);
+    });
+  });
+
+  it('answers 503 when the database server accepts connections but never answers (pg: "timeout expired")', async () => {
+    // a frozen server: the kernel accepts for it, nothing ever replies
+    const accepted = new Set<net.Socket>();
+    const silent = net.createServer((socket) => void accepted.add(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const url = `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/none`;
+    // the pool waits longer than pg's connect timeout, so pg's own timeout is what fails the request
+    const frozen = knexFactory({ client: 'pg', connection: { connectionString: url, connectionTimeoutMillis: 300 }, pool: { min: 0, max: 1, acquireTimeoutMillis: 20_000 } });
+    try {
+      await onDatabase(frozen, async (client) => {
+        const started = Date.now();
+        const res = await client.get('/api/issue/issue');
+        expect([res.status, res.body]).to.deep.equal([503, { detail: 'Service temporarily unavailable.' }]);
+        expect(Date.now() - started, 'failed by the connect timeout, not the pool').to.be.below(5_000);
+      });
     } finally {
-      await new Promise<void>((r) => server.close(() => r()));
-      await dead.destroy();
+      for (const socket of accepted) socket.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
     }
   });
 

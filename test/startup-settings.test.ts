@@ -56,6 +56,7 @@ describe('start-up settings and failures', function () {
       [{ TRUST_PROXY: 'sometimes' }, 'Invalid setting TRUST_PROXY="sometimes": expected true or false.'],
       [{ MAX_LIST_ROWS: '0' }, 'Invalid setting MAX_LIST_ROWS="0": expected a number of records from 1 to 999999999 (unset: no cap).'],
       [{ MAX_LIST_ROWS: 'lots' }, 'Invalid setting MAX_LIST_ROWS="lots": expected a number of records from 1 to 999999999 (unset: no cap).'],
+      [{ LISTS_PER_USER: 'many' }, 'Invalid setting LISTS_PER_USER="many": expected a number of lists from 0 to 9999 (0: no limit).'],
       [{ PRINCIPAL_CACHE_MS: '-1' }, 'Invalid setting PRINCIPAL_CACHE_MS="-1": expected a whole number of milliseconds (0: no cache).'],
       [{ PRINCIPAL_CACHE_MS: '5s' }, 'Invalid setting PRINCIPAL_CACHE_MS="5s": expected a whole number of milliseconds (0: no cache).'],
       [{ DATABASE_URL: 'localhost:5432/bms' }, 'Invalid setting DATABASE_URL="localhost:5432/bms": expected a PostgreSQL URL such as postgres://user:password@host:5432/database.'],

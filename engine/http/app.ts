@@ -27,6 +27,8 @@ import { redirectDeprecated, stripTrailingSlash } from './paths.js';
 import { renderErrors } from './render-errors.js';
 import { requestLog } from './request-log.js';
 import { crossOrigin, securityHeaders } from './security-headers.js';
+import { DEFAULT_BOUNDS, DEFAULT_LISTS_PER_USER } from '../config.js';
+import { ListTurns } from './list-turns.js';
 import { mountResource } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
 import { mountTable } from './table-routes.js';
@@ -44,6 +46,8 @@ export interface Services {
   trustProxy?: boolean;
   /** MAX_LIST_ROWS: the most records one list answer holds. */
   maxListRows?: number;
+  /** LISTS_PER_USER and how long a list waits for its user's turn (list-turns.ts); default: 4 and POOL_ACQUIRE_TIMEOUT_MS's default. */
+  listTurns?: { perUser: number; waitMs: number };
   /** Token principals kept between requests; none kept without one. */
   principals?: PrincipalCache;
   /** Where GET lists and details read (read replicas); default: `db`. */
@@ -66,6 +70,7 @@ export function createApp({
   secureCookies = false,
   trustProxy = false,
   maxListRows,
+  listTurns = { perUser: DEFAULT_LISTS_PER_USER, waitMs: DEFAULT_BOUNDS.acquireTimeoutMs },
   principals = new PrincipalCache(0),
   reads,
   corsOrigins = [],
@@ -91,7 +96,8 @@ export function createApp({
   const routes = new RouteTable();
   mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies, session });
   const idempotent = new IdempotentPosts(db);
-  for (const service of services.values()) mountResource(routes, service, idempotent);
+  const lists = new ListTurns(listTurns.perUser, listTurns.waitMs);
+  for (const service of services.values()) mountResource(routes, service, idempotent, lists);
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!, idempotent);
   mountAudit(routes, db, registry.resources);
   mountTable(routes, SUBSCRIPTION_PATH, subscriptionRoutes(db, registry.resources, ajv));

@@ -8,6 +8,7 @@ import type { Principal } from '../auth/users.js';
 import { emptyMap, methodNotAllowed, notFound, permissionDenied } from '../errors.js';
 import type { Action } from '../registry/resource.js';
 import type { Precondition, ResourceService } from '../crud/service.js';
+import type { ListTurns } from './list-turns.js';
 import type { IdempotentPosts } from './idempotency.js';
 import { entityTag, ifMatch, noneMatchNames } from './conditional.js';
 import { readJsonBody } from './json-body.js';
@@ -80,12 +81,13 @@ function sendTagged(ctx: Context, text: string): void {
   sendJson(ctx, text);
 }
 
-export function mountResource(routes: RouteTable, service: ResourceService, idempotent: IdempotentPosts): void {
+export function mountResource(routes: RouteTable, service: ResourceService, idempotent: IdempotentPosts, lists: ListTurns): void {
   const { path } = service.resource;
   routes.add(
     path,
     dispatch(service, {
       GET: async (ctx, user) => {
+        await lists.take(ctx, user.id);
         const answer = await service.list(user, queryOf(ctx));
         await sendJsonArray(ctx, answer.records, () => listHeaders(ctx, answer));
       },

@@ -10,6 +10,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { actingAs } from '../audit/actor.js';
 import type { ResourceService } from '../crud/service.js';
 import { methodNotAllowed, notAuthenticated } from '../errors.js';
+import { readJsonBody } from '../http/json-body.js';
 import { tokenKeyOf, type TokenAuthenticator } from '../auth/token-auth.js';
 import type { Principal } from '../auth/users.js';
 import { ToolCalls } from './calls.js';
@@ -18,6 +19,11 @@ import { reachable, toolDefinitions } from './tools.js';
 export const MCP_PATH = '/mcp';
 
 const SERVER_INFO = { name: 'bms-api', version: '1.0.0' };
+/**
+ * The most JSON-RPC messages one POST may carry (the SDK allows 100): each call runs its own
+ * queries, one after another, so one request must not queue a hundred of them.
+ */
+export const MCP_BATCH_LIMIT = 20;
 
 export function mountMcp(router: Router, services: Iterable<ResourceService>, tokens: TokenAuthenticator, writes: boolean): void {
   const within = reachable(services);
@@ -38,6 +44,14 @@ export function mountMcp(router: Router, services: Iterable<ResourceService>, to
     const key = tokenKeyOf(ctx.get('Authorization') || undefined);
     if (key === undefined) throw notAuthenticated();
     const user = await tokens.authenticate(key);
+    // read as the API reads bodies (413 over 1 MiB, 415, 400 for bytes that are not JSON) instead of by the SDK, which takes 4 MB
+    const body = await readJsonBody(ctx);
+    if (Array.isArray(body) && body.length > MCP_BATCH_LIMIT) {
+      // refused as the SDK refuses a batch over its own limit: a JSON-RPC "Invalid Request"
+      ctx.status = 400;
+      ctx.body = { jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: Batch must not exceed ${MCP_BATCH_LIMIT} messages` }, id: null };
+      return;
+    }
     // answers are always JSON (no event stream), so a client that takes JSON is served, whatever else it lists
     if (ctx.accepts('application/json')) ctx.req.headers.accept = 'application/json, text/event-stream';
     const server = serverFor(user, ctx.state.requestId as string | undefined);
@@ -48,6 +62,6 @@ export function mountMcp(router: Router, services: Iterable<ResourceService>, to
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(ctx.req, ctx.res);
+    await transport.handleRequest(ctx.req, ctx.res, body);
   });
 }

@@ -1,5 +1,5 @@
 /** `/mcp`, the Model Context Protocol endpoint: one JSON-RPC message per POST, answered as JSON. */
-import { MCP_PATH } from '../mcp/server.js';
+import { MCP_BATCH_LIMIT, MCP_PATH } from '../mcp/server.js';
 import { json, responsesOf } from './shared.js';
 import type { Paths, Schema } from './types.js';
 
@@ -32,8 +32,12 @@ export function mcpPaths(): Paths {
           {
             200: { description: 'The JSON-RPC response.', content: json({ type: 'object', description: 'A JSON-RPC 2.0 response (`result` or `error`).' }) },
             202: { description: 'A notification or response was accepted; no body.' },
+            400: {
+              description: `The body is not JSON (\`detail\`), or a batch of more than ${MCP_BATCH_LIMIT} messages (a JSON-RPC error, code -32600).`,
+              content: json({ type: 'object' }),
+            },
           },
-          ['NotAuthenticated'],
+          ['NotAuthenticated', 'PayloadTooLarge', 'UnsupportedMediaType'],
         ),
       },
     },

@@ -42,6 +42,7 @@ export function resourcePaths(service: ResourceService, names: SchemaNames): Pat
           'ValidationFailed',
           'NotAuthenticated',
           'PermissionDenied',
+          'ListsThrottled',
         ]),
       }),
       post: op('add', 'create', 'create', 'Creates a record; every offending field is reported at once. With `Idempotency-Key`, a repeat creates nothing and answers as the first did.', {

@@ -93,6 +93,9 @@ export const responses = {
   PayloadTooLarge: detail(`The body is larger than ${BODY_LIMIT / 1024 / 1024} MiB.`),
   UnsupportedMediaType: detail('The body is not `application/json`.'),
   Throttled: detail('Too many failed sign-ins for this username and address.', { 'Retry-After': ref('headers', 'RetryAfter') }),
+  ListsThrottled: detail('The caller already has as many lists being read as LISTS_PER_USER allows, and none of them ended within POOL_ACQUIRE_TIMEOUT_MS.', {
+    'Retry-After': ref('headers', 'RetryAfter'),
+  }),
   NotModified: {
     description: 'The record still has the tag `If-None-Match` names; no body.',
     headers: { ETag: ref('headers', 'ETag') },
@@ -122,6 +125,7 @@ const STATUS: Record<ErrorResponse, string> = {
   UnsupportedMediaType: '415',
   IdempotencyKeyReused: '422',
   Throttled: '429',
+  ListsThrottled: '429',
 };
 
 /** An operation's responses: its success ones, plus the named shared errors under their status. */

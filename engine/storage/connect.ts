@@ -7,7 +7,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import type pg from 'pg';
-import { DEFAULT_BOUNDS, redactUrl, type DatabaseConfig } from '../config.js';
+import { boundsOf, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { SilenceWatch } from './silent-server.js';
@@ -101,7 +101,7 @@ const outsideTransaction = (conn: pg.Client): boolean => {
 
 export function connect(config: DatabaseConfig, listen?: Listen): Knex {
   if (config.databaseUrl) {
-    const bounds = { ...DEFAULT_BOUNDS, ...config.bounds };
+    const bounds = boundsOf(config);
     const connection: pg.ClientConfig = {
       connectionString: config.databaseUrl,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,

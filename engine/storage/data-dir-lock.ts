@@ -38,12 +38,65 @@ function running(pid: number): boolean {
   }
 }
 
-function readHolder(file: string): Holder | undefined {
+/** A lock file as read: its inode and bytes identify it, so a replacement under the same name is told apart. */
+interface Seen {
+  ino: number;
+  text: string;
+}
+
+function read(file: string): Seen | undefined {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as Holder;
+    return { ino: fs.statSync(file).ino, text: fs.readFileSync(file, 'utf8') };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+function holderOf(seen: Seen | undefined): Holder | undefined {
+  try {
+    return seen && (JSON.parse(seen.text) as Holder);
   } catch {
-    // unreadable or half-written: treated as a stale lock
+    // unreadable: treated as a stale lock (a lock appears whole, by link, so it is never half-written)
     return undefined;
+  }
+}
+
+/** Whether `link(from, to)` made `to`; false if `to` exists (or `from` is gone, with `missingToo`). */
+function linked(from: string, to: string, missingToo = false): boolean {
+  try {
+    fs.linkSync(from, to);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || (missingToo && code === 'ENOENT')) return false;
+    throw err;
+  }
+}
+
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/** How often a start tries again while another process is taking over the same stale lock. */
+const TAKEOVER_ATTEMPTS = 50;
+const TAKEOVER_PAUSE_MS = 20;
+
+/**
+ * Removes the stale lock `seen`, if it is still the one at `file`. Several processes may find the
+ * same stale lock at once: each tries to link it under a name of its own inode, which only one can
+ * make, and only while that name exists may a lock be removed. The winner checks that the name holds
+ * the lock it judged stale (same inode and bytes) before removing `file`: a lock at `file` changes
+ * only by being removed under such a claim, so nothing else can have taken its place meanwhile.
+ * False when another process holds the claim.
+ */
+function removeStale(file: string, seen: Seen): boolean {
+  const claim = `${file}.${seen.ino}.takeover`;
+  if (!linked(file, claim, true)) return false;
+  try {
+    const claimed = read(claim);
+    if (claimed?.ino === seen.ino && claimed.text === seen.text) fs.unlinkSync(file);
+    return true;
+  } finally {
+    fs.rmSync(claim, { force: true });
   }
 }
 
@@ -52,27 +105,35 @@ export function lockDataDir(dir: string): () => void {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, LOCK_FILE);
   const me: Holder = { pid: process.pid, hostname: os.hostname(), since: new Date().toISOString(), command: process.argv.slice(1).join(' ') };
-  for (let attempt = 0; attempt < 2; attempt++) {
-    // a complete file appears at once (link is atomic and fails if the lock exists): no half-written lock
-    const draft = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(draft, JSON.stringify(me));
-    try {
-      fs.linkSync(draft, file);
-      fs.unlinkSync(draft);
-      const release = () => {
-        if (readHolder(file)?.pid === process.pid) fs.rmSync(file, { force: true });
-        process.off('exit', release);
-      };
-      process.on('exit', release);
-      return release;
-    } catch (err) {
-      fs.unlinkSync(draft);
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  // a complete file appears at once (link is atomic and fails if the lock exists): no half-written lock
+  const draft = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(draft, JSON.stringify(me));
+  try {
+    for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt++) {
+      if (linked(draft, file)) return holding(file);
+      const seen = read(file);
+      // gone meanwhile: released, or taken over by another start; try again
+      if (!seen) continue;
+      const holder = holderOf(seen);
+      const elsewhere = holder !== undefined && holder.hostname !== me.hostname;
+      if (holder && (elsewhere || running(holder.pid))) throw new DataDirLockedError(dir, holder);
+      if (!removeStale(file, seen)) pause(TAKEOVER_PAUSE_MS);
     }
-    const holder = readHolder(file);
-    const elsewhere = holder !== undefined && holder.hostname !== me.hostname;
-    if (holder && (elsewhere || running(holder.pid))) throw new DataDirLockedError(dir, holder);
-    fs.rmSync(file, { force: true });
+  } finally {
+    fs.rmSync(draft, { force: true });
   }
-  throw new DataDirLockedError(dir, readHolder(file) ?? { pid: 0, hostname: '?', since: '?', command: 'unknown' });
+  throw new StartupError(
+    `The embedded database in ${dir} has a stale lock that another process keeps taking over. ` +
+      `If no other process is starting on it, remove ${file} and ${file}.*.takeover.`,
+  );
+}
+
+/** The release of the lock this process holds at `file`: removed at exit at the latest. */
+function holding(file: string): () => void {
+  const release = () => {
+    if (holderOf(read(file))?.pid === process.pid) fs.rmSync(file, { force: true });
+    process.off('exit', release);
+  };
+  process.on('exit', release);
+  return release;
 }

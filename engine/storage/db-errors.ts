@@ -15,9 +15,12 @@ interface PgError {
   message?: string;
 }
 
-/** pg's own words (no SQLSTATE) for a connection the server closed under a query, or one it cannot use since. */
+/**
+ * pg's own words (no SQLSTATE) for a connection the server closed under a query, one it cannot use
+ * since, or one a silent server never completed within connectionTimeoutMillis (`timeout expired`).
+ */
 // (Knex puts the SQL and ' - ' before them)
-const LOST_CONNECTION = /(^| - )(Connection terminated unexpectedly|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
+const PG_CONNECTION_FAILURE = /(^| - )(Connection terminated unexpectedly|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout expired)$/;
 
 const withCause = (mapped: ApiError, cause: unknown): ApiError => Object.assign(mapped, { cause });
 
@@ -53,6 +56,6 @@ const CONNECTION_FAILURES = /^(08...|57P0[123]|ECONNREFUSED|ECONNRESET|ETIMEDOUT
 export function isConnectionFailure(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const e = ((err as { nativeError?: PgError }).nativeError ?? err) as PgError & { name?: string };
-  // pg reports a connection lost or never made within its timeout without a code
-  return CONNECTION_FAILURES.test(e.code ?? '') || e.name === 'KnexTimeoutError' || /^Connection terminated/.test(e.message ?? '') || LOST_CONNECTION.test(e.message ?? '');
+  // pg reports a connection lost, or not made within its timeout, without a code
+  return CONNECTION_FAILURES.test(e.code ?? '') || e.name === 'KnexTimeoutError' || /^Connection terminated/.test(e.message ?? '') || PG_CONNECTION_FAILURE.test(e.message ?? '');
 }
