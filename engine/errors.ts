@@ -58,6 +58,15 @@ export class FieldErrorCollector {
   throwIfAny(): void {
     if (this.has()) throw new ValidationError(this.errors);
   }
+  /** A collector holding these errors, then those of `more` under names not yet here. */
+  with(...more: FieldErrorCollector[]): FieldErrorCollector {
+    const all = new FieldErrorCollector();
+    for (const c of [this, ...more]) {
+      const taken = new Set(Object.keys(all.errors));
+      for (const [name, messages] of Object.entries(c.errors)) if (!taken.has(name)) messages.forEach((m) => all.add(name, m));
+    }
+    return all;
+  }
 }
 
 export const notAuthenticated = (detail = 'Authentication credentials were not provided.') =>

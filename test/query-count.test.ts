@@ -221,6 +221,17 @@ describe('round trips of a write', () => {
     expect(mixed.body).to.deep.equal({
       category_ids: [...invalidPk(2147483647), `Category ${stray.id} does not belong to tracker ${tracker.id}.`, ...invalidPk(2147483646)],
     });
+    // refused by its shape and its state as well: still one statement, every field's errors in the checks' order
+    const shape = { tracker_id: hidden.id, title: '', state: 'resolved', deadline: 'soon', category_ids: [2147483647] };
+    const refused = await writeStatements(async () => (res = await member.client.post('/api/issue/issue', shape)));
+    expect(refused, refused.join('\n')).to.have.length(1);
+    expect(res.body).to.deep.equal({
+      title: ['This field may not be blank.'],
+      deadline: ['Date has wrong format. Use one of these formats instead: YYYY-MM-DD.'],
+      tracker_id: invalidPk(hidden.id),
+      category_ids: invalidPk(2147483647),
+      state: ['"resolved" is not a valid initial state; use one of: new.'],
+    });
     expect(await service.db('issue_issue').count({ n: '*' }).first()).to.deep.equal(before);
     expect(await service.db('issue_issue').where({ title: 'refused' }).first()).to.equal(undefined);
   });

@@ -59,6 +59,8 @@ interface Write {
   row: Row;
   links: Link[];
   update: boolean;
+  /** Refused already (by its shape, states or order): the statement only diagnoses its references. */
+  refused: boolean;
 }
 
 /** An id list as one parameter, so the statement's text is the same for any number of ids. */
@@ -195,11 +197,11 @@ function createStatement(w: Write, list: string): Fragment {
   const found = diagnosticsObject(referenceDiagnostics(w));
   const diagnostics = frag(`${DIAG} as (select ${found.sql}::text as d from ${V}, ${IN})`, found.bindings);
   const insert = frag(
-    `${NEW} as (insert into ${table} (${columns.join(', ')}) select ${columns.map((c) => `${V}.${c}`).join(', ')} from ${V}, ${IN}, ${DIAG} where ${DIAG}.d = '{}' returning *)`,
+    `${NEW} as (insert into ${table} (${columns.join(', ')}) select ${columns.map((c) => `${V}.${c}`).join(', ')} from ${V}, ${IN}, ${DIAG} where ${w.refused ? 'false' : `${DIAG}.d = '{}'`} returning *)`,
   );
   const parts = [inputs(w, undefined), valuesRow(w.resource), diagnostics, insert, ...linkWrites(w), ...stateLog(w)];
   return frag(
-    `with ${parts.map((p) => p.sql).join(', ')} select json, null as diagnostics from (${jsonRows(list, `${NEW} ${ROW}`)}) a union all select null, d from ${DIAG} where d <> '{}'`,
+    `with ${parts.map((p) => p.sql).join(', ')} select json, null as diagnostics from (${jsonRows(list, `${NEW} ${ROW}`)}) a union all select null, d from ${DIAG} where ${w.refused ? 'true' : `d <> '{}'`}`,
     parts.flatMap((p) => p.bindings),
   );
 }
@@ -248,6 +250,8 @@ class OutOfOrder extends Error {}
 export class StatementWrites {
   readonly path: WritePath;
   private readonly orderRules: Extract<RecordRule, { kind: 'order' }>[];
+  /** Write names of foreign keys and links. */
+  private readonly references: Set<string>;
   /** Select lists of written records, by which links the write sets. */
   private readonly lists = new Map<string, string>();
 
@@ -260,19 +264,27 @@ export class StatementWrites {
   ) {
     this.path = writePathOf(resource, all);
     this.orderRules = resource.rules.filter((r) => r.kind === 'order');
+    this.references = new Set([...resource.foreignKeys, ...resource.manyToMany].map((r) => r.writeName));
   }
 
   /** The new record's JSON; undefined when the check path must answer (its path, errors, or a refusal). */
   async create(user: Principal, { values, errors }: Validated): Promise<string | undefined> {
     // inside a request's transaction a refused statement would abort it: the checks answer there
-    if (errors.has() || joinedTransaction() || !takesStatement(this.path, user.isSuperuser)) return undefined;
-    const probe = { errors: new FieldErrorCollector(), existing: undefined };
-    checkStates(probe, this.resource, values);
-    if (probe.errors.has() || !this.ordered(values, undefined)) return undefined;
-    const w = await this.write(user, values, false);
+    if (joinedTransaction() || !takesStatement(this.path, user.isSuperuser)) return undefined;
+    // the checks the process makes (states, order), skipping fields the shape refused, as the check path does
+    const checked = errors.with();
+    checkStates({ errors: checked, existing: undefined }, this.resource, values);
+    for (const rule of this.orderRules) checkOrder({ errors: checked, existing: undefined }, this.resource, rule, values);
+    const refused = checked.has();
+    // refused: only the references are diagnosed (nothing else is hashed or cast in vain)
+    const sent = refused ? Object.fromEntries(Object.entries(values).filter(([name]) => this.references.has(name) && !checked.has(name))) : values;
+    const w = await this.write(user, sent, false, refused);
     const answer = await this.attempt(() => this.answer(this.db, createStatement(w, this.listOf(w))));
-    if (answer?.diagnostics) throw new ValidationError(referenceErrors(this.resource, values, JSON.parse(answer.diagnostics) as ReferenceDiagnostics).errors);
-    return answer?.json;
+    if (answer?.json !== undefined && answer.json !== null) return answer.json;
+    if (answer === undefined) return undefined;
+    // every error at once, in the check path's order: shape, references, states and order
+    const found = referenceErrors(this.resource, sent, JSON.parse(answer.diagnostics!) as ReferenceDiagnostics);
+    throw new ValidationError(errors.with(found, checked).errors);
   }
 
   /**
@@ -301,12 +313,12 @@ export class StatementWrites {
     return !c.errors.has();
   }
 
-  private async write(user: Principal, values: Values, update: boolean): Promise<Write> {
+  private async write(user: Principal, values: Values, update: boolean, refused = false): Promise<Write> {
     const row = { ...(await rowValues(this.resource, values)), ...(update ? {} : { created_by: user.id }) };
     const links = this.resource.manyToMany
       .filter((m) => m.writeName in values)
       .map((m, i) => ({ m, ids: uniqueIds(values[m.writeName]).sort((a, b) => a - b), column: `w_l${i}` }));
-    return { resource: this.resource, user, values, row, links, update };
+    return { resource: this.resource, user, values, row, links, update, refused };
   }
 
   private listOf(w: Write): string {
