@@ -66,6 +66,8 @@ export interface ServerConfig extends DatabaseConfig {
   webhooks?: Partial<WebhookSettings>;
   /** MCP_WRITE_ENABLED: `/mcp` offers create_record and update_record. */
   mcpWriteEnabled?: boolean;
+  /** Not a setting: the differential tests' switch that sends every write through the check path. */
+  checksOnly?: boolean;
 }
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;

@@ -103,6 +103,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     reads,
     corsOrigins: config.corsOrigins,
     mcpWriteEnabled: config.mcpWriteEnabled,
+    checksOnly: config.checksOnly,
   });
   const server = http.createServer();
   server.on('clientError', answerClientError);

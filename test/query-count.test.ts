@@ -236,16 +236,28 @@ describe('round trips of a write', () => {
     expect(await service.db('issue_issue').where({ title: 'refused' }).first()).to.equal(undefined);
   });
 
-  it('answers a change it cannot make from the checks: 404, 403 and a refused move as before, nothing written', async () => {
+  it('answers a change it cannot make in its one statement: 404, 403, 412 and a refused move as before, nothing written', async () => {
     const { admin } = suite();
     const issue = await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title: 'fixed', category_ids: [categories[0].id] });
     const stranger = await makeUser({ permissions: ['issues.change_issue'] });
-    expect((await stranger.client.patch(`/api/issue/issue/${issue.id}`, { title: 'x' })).status).to.equal(404);
+    /** The answer to a PATCH, which must take one statement. */
+    const refused = async (client: Client, path: string, body: object, headers: Record<string, string> = {}) => {
+      let res: any;
+      const sql = await writeStatements(async () => (res = await client.patch(path, body, { headers })));
+      expect(sql, sql.join('\n')).to.have.length(1);
+      return res;
+    };
+    expect((await refused(stranger.client, `/api/issue/issue/${issue.id}`, { title: 'x' })).status).to.equal(404);
     // a tracker's change rule: its admins only
-    expect((await member.client.patch(`/api/issue/tracker/${tracker.id}`, { title: 'x' })).status).to.equal(403);
-    const move = await member.client.patch(`/api/issue/issue/${issue.id}`, { state: 'resolved', category_ids: [2147483647] });
+    const editor = await makeUser({ permissions: ['issues.view_tracker', 'issues.change_tracker'] });
+    const open = await created(admin, '/api/issue/tracker', { title: unique('open') });
+    expect((await refused(editor.client, `/api/issue/tracker/${open.id}`, { title: 'x' })).status).to.equal(403);
+    expect((await refused(member.client, `/api/issue/issue/${issue.id}`, { title: 'x' }, { 'If-Match': '"stale"' })).status).to.equal(412);
+    const move = await refused(member.client, `/api/issue/issue/${issue.id}`, { state: 'resolved', category_ids: [2147483647] });
     expect(move.status).to.equal(400);
     expect(move.body).to.deep.equal({ category_ids: invalidPk(2147483647), state: ['Transition from "new" to "resolved" is not allowed.'] });
+    const shape = await refused(member.client, `/api/issue/issue/${issue.id}`, { title: '', state: 'resolved', tracker_id: 2147483647 });
+    expect(shape.body).to.deep.equal({ title: ['This field may not be blank.'], tracker_id: invalidPk(2147483647), state: ['Transition from "new" to "resolved" is not allowed.'] });
     const after = (await admin.get(`/api/issue/issue/${issue.id}`)).body;
     expect([after.title, after.state, after.categories]).to.deep.equal(['fixed', 'new', [categories[0].id]]);
   });

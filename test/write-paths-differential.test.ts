@@ -1,21 +1,24 @@
 /**
- * The one statement and the check path answer every create alike (issue 23's differential harness,
- * kept until the check path is gone). For every resource whose creates take the statement, random
+ * The one statement and the check path answer every write alike (issue 23's differential harness,
+ * kept until the check path is gone). For every resource whose writes take the statement, random
  * bodies (a complete sample with fields dropped, nulled, blanked, mistyped, set out of range,
  * pointing at missing records, at records under another parent, at hidden ones, states anywhere)
- * are sent twice: as they come, which takes the statement, and with an `Idempotency-Key`, whose
- * request transaction the statement does not join, so the check path answers. Status and body must
- * be the same (the created records' own ids, times and unique values aside), and both create or
- * neither.
+ * are sent to the test service, which writes them in one statement, and to a second service on the
+ * same database whose writes all take the check path (`checksOnly`). Creates, and PATCH and PUT of
+ * twin records, must get the same status and body (the records' own ids, times and unique values
+ * aside), and both write or neither.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { writePathOf } from '../engine/crud/write-paths.js';
+import { createLogger } from '../engine/log.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import type { Resource } from '../engine/registry/resource.js';
-import type { Client } from './support/client.js';
+import { startService, type RunningService } from '../engine/service.js';
+import { Client } from './support/client.js';
+import { describeWithServer } from './support/database.js';
 import { created, makeUser, unique, type TestUser } from './support/fixtures.js';
-import { suite } from './support/hooks.js';
+import { suite, testConfig } from './support/hooks.js';
 import { Samples } from './support/samples.js';
 
 const registry = await loadRegistry();
@@ -27,25 +30,57 @@ const DROP = Symbol('drop');
 const variants = (value: unknown, extra: readonly unknown[]): fc.Arbitrary<unknown> =>
   fc.constantFrom(value, value, value, DROP, null, '', 'x', 0, -1, MISSING, [MISSING], [], true, { a: 1 }, ...extra);
 
-/** The body with the values of unique fields changed (same length), so a second create of it does not collide with the first. */
-function otherUniques(resource: Resource, body: Record<string, unknown>): Record<string, unknown> {
-  const unique = new Set(['remote_key', ...resource.fields.filter((f) => f.spec.unique).map((f) => f.name)]);
-  const changed = (v: string) => (v.length ? `${v.charAt(0) === 'q' ? 'r' : 'q'}${v.slice(1)}` : v);
-  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, unique.has(k) && typeof v === 'string' ? changed(v) : v]));
+const uniqueKeys = (resource: Resource): Set<string> => new Set(['remote_key', ...resource.fields.filter((f) => f.spec.unique).map((f) => f.name)]);
+
+/**
+ * `body` twice, its unique values made the two sides' own (letters and digits replaced, so each
+ * keeps its length and whatever else makes it valid or not; an empty one left out), so neither
+ * write collides with the other or with an earlier run's.
+ */
+function twoSides(resource: Resource, body: Record<string, unknown>): [Record<string, unknown>, Record<string, unknown>] {
+  const unique = uniqueKeys(resource);
+  const side = () =>
+    Object.fromEntries(
+      Object.entries(body)
+        .filter(([k, v]) => !(unique.has(k) && v === ''))
+        .map(([k, v]) => [k, unique.has(k) && typeof v === 'string' ? v.replace(/[a-z0-9]/gi, () => 'abcdefghijklmnopqrstuvwxyz'.charAt(Math.floor(Math.random() * 26))) : v]),
+    );
+  return [side(), side()];
 }
 
-/** An answer as compared: a created record's own id, uuid, times and unique values masked. */
+/** `body` with new values in its unique fields, for one more record like it. */
+function fresh(resource: Resource, body: Record<string, unknown>): Record<string, unknown> {
+  const unique = uniqueKeys(resource);
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, unique.has(k) ? `${k}-${++twins}` : v]));
+}
+let twins = 0;
+
+/** An answer as compared: a written record's own id, uuid, times and unique values masked. */
 function comparable(resource: Resource, status: number, text: string): unknown {
-  if (status !== 201) return [status, text];
-  const own = new Set(['id', 'uuid', 'created', 'modified', 'remote_key', ...resource.fields.filter((f) => f.spec.unique).map((f) => f.name)]);
+  if (status !== 201 && status !== 200) return [status, text];
+  const own = new Set(['id', 'uuid', 'created', 'modified', ...uniqueKeys(resource)]);
   return [status, Object.fromEntries(Object.entries(JSON.parse(text) as Record<string, unknown>).filter(([k]) => !own.has(k)))];
 }
 
-async function bothPaths(client: Client, resource: Resource, body: Record<string, unknown>): Promise<void> {
-  const statement = await client.post(resource.path, body);
-  const checks = await client.post(resource.path, otherUniques(resource, body), { headers: { 'Idempotency-Key': unique('diff') } });
-  const label = `${resource.path} ${JSON.stringify(body)}`;
-  expect(comparable(resource, checks.status, checks.text), label).to.deep.equal(comparable(resource, statement.status, statement.text));
+/** The checks-only twin of `client`: the same credentials, on the service whose writes take the check path. */
+let checksService: RunningService;
+const twin = (client: Client): Client => new Client(checksService.url, client.token);
+
+async function bothCreates(client: Client, resource: Resource, body: Record<string, unknown>): Promise<void> {
+  const [mine, theirs] = twoSides(resource, body);
+  const statement = await client.post(resource.path, mine);
+  const checks = await twin(client).post(resource.path, theirs);
+  expect(comparable(resource, checks.status, checks.text), `POST ${resource.path} ${JSON.stringify(body)}`).to.deep.equal(comparable(resource, statement.status, statement.text));
+}
+
+/** `body` sent as PUT or PATCH to twin records made from `sample` (or to `id` on both, a record that is not there). */
+async function bothChanges(client: Client, resource: Resource, sample: Record<string, unknown>, method: 'put' | 'patch', body: Record<string, unknown>, id?: number): Promise<void> {
+  const path = async () => `${resource.path}/${id ?? (await created(suite().admin, resource.path, fresh(resource, sample))).id}`;
+  const [one, other] = [await path(), await path()];
+  const [mine, theirs] = twoSides(resource, body);
+  const statement = await client[method](one, mine);
+  const checks = await twin(client)[method](other, theirs);
+  expect(comparable(resource, checks.status, checks.text), `${method} ${one} ${JSON.stringify(body)}`).to.deep.equal(comparable(resource, statement.status, statement.text));
 }
 
 /** Random bodies from a complete sample of `resource`, with `extra` candidate values for every key. */
@@ -54,19 +89,30 @@ const bodies = (sample: Record<string, unknown>, extra: readonly unknown[]) =>
     .record(Object.fromEntries(Object.entries(sample).map(([k, v]) => [k, variants(v, extra)])))
     .map((b) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== DROP)));
 
-describe('the one statement and the check path answer creates alike', function () {
-  this.timeout(300_000);
+describeWithServer('the one statement and the check path answer writes alike', 'a second service on the same database', function () {
+  this.timeout(600_000);
 
   const statementResources = registry.resources.filter((r) => writePathOf(r, registry.resources) !== 'checks');
 
-  it('for every resource whose creates take the statement, as a superuser', async () => {
+  before(async () => {
+    checksService = await startService(testConfig(suite().database, { checksOnly: true, webhooks: { dispatch: false } }), createLogger('silent'), { quiet: true });
+  });
+  after(async () => checksService?.close());
+
+  it('for every resource whose writes take the statement, as a superuser: creates, PUT and PATCH', async () => {
     const { admin } = suite();
     const samples = new Samples(admin);
     for (const resource of statementResources) {
       const sample = await samples.body(resource, { complete: true });
       const states = resource.fields.flatMap((f) => (f.spec.type === 'state' ? f.spec.values : []));
       await fc.assert(
-        fc.asyncProperty(bodies(sample, states), (body) => bothPaths(admin, resource, body)),
+        fc.asyncProperty(bodies(sample, states), (body) => bothCreates(admin, resource, body)),
+        { numRuns: RUNS, seed: 23 },
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom('put' as const, 'patch' as const), bodies(sample, states), fc.constantFrom(undefined, undefined, undefined, MISSING), (method, body, id) =>
+          bothChanges(admin, resource, sample, method, body, id),
+        ),
         { numRuns: RUNS, seed: 23 },
       );
     }
@@ -80,7 +126,8 @@ describe('the one statement and the check path answer creates alike', function (
     before(async () => {
       const { admin } = suite();
       const team = await created(admin, '/api/customgroup', { name: unique('diff') });
-      member = await makeUser({ permissions: ['issues.view_issue', 'issues.add_issue', 'issues.view_tracker', 'issues.view_issuecategory'], groupIds: [team.id] });
+      const permissions = ['issues.view_issue', 'issues.add_issue', 'issues.change_issue', 'issues.view_tracker', 'issues.change_tracker', 'issues.view_issuecategory'];
+      member = await makeUser({ permissions, groupIds: [team.id] });
       const tracker = await created(admin, '/api/issue/tracker', { title: unique('seen'), visibility: 'protected', team_ids: [team.id] });
       const other = await created(admin, '/api/issue/tracker', { title: unique('other') });
       const secret = await created(admin, '/api/issue/tracker', { title: unique('secret'), visibility: 'confidential' });
@@ -89,14 +136,33 @@ describe('the one statement and the check path answer creates alike', function (
       hidden = { tracker: secret.id, category: (await category(secret.id)).id };
     });
 
-    it('answers issue creates alike, references visible, hidden, missing or under another tracker', async () => {
-      const resource = registry.get('issue/issue');
+    const issueBodies = () => {
       const sample = { title: 'seen', tracker_id: visible.tracker, category_ids: [visible.category], deadline: '2026-12-01', state: 'new' };
       const ids = [visible.tracker, hidden.tracker, visible.category, visible.elsewhere, hidden.category];
       const refs = [...ids, [visible.category, visible.elsewhere], [hidden.category, visible.category, MISSING], [visible.category, visible.category]];
+      return { sample, bodies: bodies(sample, [...refs, 'pending', 'resolved', 'soon']) };
+    };
+
+    it('answers issue creates alike, references visible, hidden, missing or under another tracker', async () => {
+      const { bodies: all } = issueBodies();
       await fc.assert(
-        fc.asyncProperty(bodies(sample, [...refs, 'pending', 'soon']), (body) => bothPaths(member.client, resource, body)),
-        { numRuns: 60, seed: 23 },
+        fc.asyncProperty(all, (body) => bothCreates(member.client, registry.get('issue/issue'), body)),
+        { numRuns: 40, seed: 23 },
+      );
+    });
+
+    it('answers issue changes alike: records hidden from them (404), trackers they may not change (403), references and moves', async () => {
+      const { sample, bodies: all } = issueBodies();
+      const issue = registry.get('issue/issue');
+      const secret = { ...sample, tracker_id: hidden.tracker, category_ids: [hidden.category] };
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom('put' as const, 'patch' as const), all, fc.constantFrom(sample, sample, secret), (method, body, start) => bothChanges(member.client, issue, start, method, body)),
+        { numRuns: 40, seed: 23 },
+      );
+      const tracker = registry.get('issue/tracker');
+      await fc.assert(
+        fc.asyncProperty(bodies({ title: 'retitled', visibility: 'normal' }, []), (body) => bothChanges(member.client, tracker, { title: unique('t') }, 'patch', body)),
+        { numRuns: 10, seed: 23 },
       );
     });
   });

@@ -83,11 +83,10 @@ async function checkManyToMany(c: CheckContext, resource: Resource, m: ManyToMan
   }
 }
 
-/** Ids currently linked through `m`, for re-checking when the shared parent changes. */
+/** Ids currently linked through `m`, in ascending order, for re-checking when the shared parent changes. */
 async function linkedIds(c: CheckContext, m: ManyToManyRef): Promise<number[]> {
   if (!c.existing) return [];
-  const rows = (await c.trx(m.spec.table).where(m.spec.sourceColumn, c.existing.id as number).pluck(m.spec.targetColumn)) as number[];
-  return rows;
+  return (await c.trx(m.spec.table).where(m.spec.sourceColumn, c.existing.id as number).orderBy(m.spec.targetColumn).pluck(m.spec.targetColumn)) as number[];
 }
 
 export function uniqueIds(value: unknown): number[] {

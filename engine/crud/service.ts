@@ -39,11 +39,13 @@ import { compileValidators, type ResourceValidators } from './validator.js';
 import { StatementWrites } from './write-statement.js';
 import { takesStatement } from './write-paths.js';
 
-export interface ReadSettings {
+export interface ServiceSettings {
   /** MAX_LIST_ROWS: the most records one list answer holds (undefined: no cap). */
   maxRows?: number;
   /** Where lists and details read (replicas); default: the primary. */
   reads?: ReadRouting;
+  /** Every write through the check path: the differential harness's switch until the one statement answers everything. */
+  checksOnly?: boolean;
 }
 
 /** A list answer: its records, streamed as pieces (records joined by commas), and what the paging headers say. */
@@ -86,7 +88,7 @@ export class ResourceService {
     ajv: Ajv,
     /** Permission names to check permission-list fields against; all resources for escalation checks and hooks' reads. */
     private readonly registry: Pick<Registry, 'permissionNames' | 'resources' | 'get'>,
-    private readonly listing: ReadSettings = {},
+    private readonly listing: ServiceSettings = {},
   ) {
     this.reads = listing.reads ?? new ReadRouting(pool);
     this.filters = filtersOf(resource);
@@ -94,7 +96,7 @@ export class ResourceService {
     this.search = searchColumns(resource);
     this.validators = compileValidators(ajv, resource);
     this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
-    this.statements = new StatementWrites(resource, pool, registry.resources, this.credentials);
+    this.statements = new StatementWrites(resource, pool, registry.resources, this.credentials, listing.checksOnly);
     this.shapes = new RecordShapes(resource);
     this.view = resourceView(resource, this.filters, this.orderable);
   }

@@ -16,7 +16,7 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
 import { actorSettings } from '../audit/actor.js';
-import { FieldErrorCollector, ValidationError } from '../errors.js';
+import { FieldErrorCollector, notFound, permissionDenied, preconditionFailed, ValidationError } from '../errors.js';
 import { referenceErrors, type ReferenceDiagnostics } from '../write/diagnostics.js';
 import type { RecordRule } from '../declare/index.js';
 import { findForeignKey, type Field, type ManyToManyRef, type Resource } from '../registry/resource.js';
@@ -45,6 +45,17 @@ interface Link {
 }
 
 /** One write: what it sets, and whether it changes an existing record. */
+/** What an update statement says when it did not write (see updateStatement). */
+interface UpdateDiagnostics {
+  missing?: true;
+  stale?: true;
+  forbidden?: true;
+  precondition?: true;
+  references?: ReferenceDiagnostics;
+  /** The record as served, when the rules refused the update. */
+  existing?: Row;
+}
+
 /** One rule's diagnostic of a reference the write sets: SQL answering JSON, null when the rule holds. */
 interface ReferenceDiagnostic {
   writeName: string;
@@ -183,9 +194,13 @@ function writtenList(w: Write): string {
   return buildSelectList(w.resource, (m) => links.get(m) ?? (w.update ? undefined : `'{}'::int[]`));
 }
 
-/** `with parts` answering the written record's JSON; `list` is its select list. */
-const statement = (parts: Fragment[], list: string): Fragment =>
-  frag(`with ${parts.map((p) => p.sql).join(', ')} ${jsonRows(list, `${NEW} ${ROW}`)}`, parts.flatMap((p) => p.bindings));
+/** `with parts` answering either the written record's JSON (`list` is its select list) or, when it was not written, the diagnostics. */
+const answered = (w: Write, parts: Fragment[], list: string): Fragment =>
+  frag(
+    `with ${parts.map((p) => p.sql).join(', ')} select json, null as diagnostics from (${jsonRows(list, `${NEW} ${ROW}`)}) a ` +
+      `union all select null, d from ${DIAG} where ${w.refused ? 'true' : `d <> '{}'`}`,
+    parts.flatMap((p) => p.bindings),
+  );
 
 /**
  * A create writes only when every diagnostic is null, and answers either the record's JSON or,
@@ -199,11 +214,7 @@ function createStatement(w: Write, list: string): Fragment {
   const insert = frag(
     `${NEW} as (insert into ${table} (${columns.join(', ')}) select ${columns.map((c) => `${V}.${c}`).join(', ')} from ${V}, ${IN}, ${DIAG} where ${w.refused ? 'false' : `${DIAG}.d = '{}'`} returning *)`,
   );
-  const parts = [inputs(w, undefined), valuesRow(w.resource), diagnostics, insert, ...linkWrites(w), ...stateLog(w)];
-  return frag(
-    `with ${parts.map((p) => p.sql).join(', ')} select json, null as diagnostics from (${jsonRows(list, `${NEW} ${ROW}`)}) a union all select null, d from ${DIAG} where ${w.refused ? 'true' : `d <> '{}'`}`,
-    parts.flatMap((p) => p.bindings),
-  );
+  return answered(w, [inputs(w, undefined), valuesRow(w.resource), diagnostics, insert, ...linkWrites(w), ...stateLog(w)], list);
 }
 
 /**
@@ -231,13 +242,21 @@ function updateStatement(w: Write, id: number, list: string, precondition: Preco
     view?.bindings,
   );
   const sets = [...Object.keys(w.row).map((c) => `${q(c)} = ${V}.${q(c)}`), 'modified = current_timestamp'];
-  const references = referenceDiagnostics(w).map((d) => frag(`${d.sql.sql} is null`, d.sql.bindings));
-  const guard = joinFragments([current(w), ...tagged(w, precondition), ...(change ? [change] : []), ...references, ...moveGuards(w)], 'and');
-  const write = frag(
-    `${NEW} as (update ${table} ${ROW} set ${sets.join(', ')} from ${OLD}, ${V}, ${IN} where ${ROW}.id = ${OLD}.id and ${guard.sql} returning ${ROW}.*)`,
-    guard.bindings,
+  const references = diagnosticsObject(referenceDiagnostics(w));
+  const moves = joinFragments(moveGuards(w), 'and');
+  const checks = [current(w), joinFragments([...(change ? [change] : [])], 'and'), joinFragments(tagged(w, precondition), 'and')];
+  // why it may not be made, in the check path's order: not found, a stale snapshot (the check path answers), 403, 412, then the
+  // rules; a refusal by the rules carries the record as served, against which the process words states and order as the checks do
+  const verdict = frag(
+    `${DIAG} as (select case when ${OLD}.id is null then '{"missing":true}' when not ${checks[0]!.sql} then '{"stale":true}' ` +
+      `when not ${checks[1]!.sql} then '{"forbidden":true}' when not ${checks[2]!.sql} then '{"precondition":true}' ` +
+      `when ${w.refused} or not ${moves.sql} or r.d::text <> '{}' then json_build_object('references', r.d, 'existing', (${jsonRows(selectList(w.resource), `${OLD} ${ROW}`)})::json)::text ` +
+      `else '{}' end as d from (select 1) w_one left join ${OLD} on true cross join ${V} cross join ${IN} cross join lateral (select ${references.sql} as d) r)`,
+    [...checks.flatMap((c) => c.bindings), ...moves.bindings, ...references.bindings],
   );
-  return statement([inputs(w, id), locked, valuesRow(w.resource), write, ...linkWrites(w), ...stateLog(w)], list);
+  const write = frag(`${NEW} as (update ${table} ${ROW} set ${sets.join(', ')} from ${OLD}, ${V}, ${IN}, ${DIAG} where ${ROW}.id = ${OLD}.id and ${DIAG}.d = '{}' returning ${ROW}.*)`);
+  const parts = [inputs(w, id), locked, valuesRow(w.resource), verdict, write, ...linkWrites(w), ...stateLog(w)];
+  return answered(w, parts, list);
 }
 
 /** A refusal by the data (SQLSTATE classes 22 and 23): the check path answers it as it always has. */
@@ -252,6 +271,8 @@ export class StatementWrites {
   private readonly orderRules: Extract<RecordRule, { kind: 'order' }>[];
   /** Write names of foreign keys and links. */
   private readonly references: Set<string>;
+  /** What an update's statement diagnoses: references and states. */
+  private readonly diagnosed: Set<string>;
   /** Select lists of written records, by which links the write sets. */
   private readonly lists = new Map<string, string>();
 
@@ -261,10 +282,12 @@ export class StatementWrites {
     all: readonly Resource[],
     /** Password fields: an update setting one takes the check path, which ends the user's other sessions. */
     private readonly credentials: readonly string[],
+    checksOnly = false,
   ) {
-    this.path = writePathOf(resource, all);
+    this.path = checksOnly ? 'checks' : writePathOf(resource, all);
     this.orderRules = resource.rules.filter((r) => r.kind === 'order');
     this.references = new Set([...resource.foreignKeys, ...resource.manyToMany].map((r) => r.writeName));
+    this.diagnosed = new Set([...this.references, ...stateFields(resource).map((f) => f.name)]);
   }
 
   /** The new record's JSON; undefined when the check path must answer (its path, errors, or a refusal). */
@@ -283,7 +306,7 @@ export class StatementWrites {
     if (answer?.json !== undefined && answer.json !== null) return answer.json;
     if (answer === undefined) return undefined;
     // every error at once, in the check path's order: shape, references, states and order
-    const found = referenceErrors(this.resource, sent, JSON.parse(answer.diagnostics!) as ReferenceDiagnostics);
+    const found = referenceErrors(this.resource, sent, JSON.parse(answer.diagnostics!) as ReferenceDiagnostics, errors);
     throw new ValidationError(errors.with(found, checked).errors);
   }
 
@@ -293,17 +316,41 @@ export class StatementWrites {
    * the new values with the stored ones (the record it answers) before the COMMIT.
    */
   async update(user: Principal, id: number, { values, errors }: Validated, precondition?: Precondition): Promise<string | undefined> {
-    if (errors.has() || !takesStatement(this.path, user.isSuperuser) || this.credentials.some((name) => name in values)) return undefined;
-    const w = await this.write(user, values, true);
+    if (!takesStatement(this.path, user.isSuperuser) || this.credentials.some((name) => name in values)) return undefined;
+    const refused = errors.has();
+    // refused by its shape: the statement diagnoses the rest (the record, its references and states), without the refused fields
+    const sent = refused ? Object.fromEntries(Object.entries(values).filter(([name]) => this.diagnosed.has(name) && !errors.has(name))) : values;
+    const w = await this.write(user, sent, true, refused);
     const sql = updateStatement(w, id, this.listOf(w), precondition);
-    if (!this.orderRules.length) return this.attempt(() => this.json(this.db, sql));
-    return this.attempt(() =>
-      this.db.transaction(async (trx) => {
-        const json = await this.json(trx, sql);
-        if (json !== undefined && !this.ordered(values, JSON.parse(json) as Row)) throw new OutOfOrder();
-        return json;
-      }),
+    const answer = await this.attempt(() =>
+      !this.orderRules.length || refused
+        ? this.answer(this.db, sql)
+        : this.db.transaction(async (trx) => {
+            const written = await this.answer(trx, sql);
+            if (typeof written?.json === 'string' && !this.ordered(values, JSON.parse(written.json) as Row)) throw new OutOfOrder();
+            return written;
+          }),
     );
+    if (typeof answer?.json === 'string') return answer.json;
+    return answer && this.refusedUpdate(values, errors, sent, JSON.parse(answer.diagnostics!) as UpdateDiagnostics);
+  }
+
+  /**
+   * Throws the answer to an update the statement did not make, as the checks answer it: 404, 403,
+   * 412, then every field's errors (shape, references, states, order); undefined when the check
+   * path must answer (a stale snapshot, or a refusal the process cannot word).
+   */
+  private refusedUpdate(values: Values, errors: FieldErrorCollector, sent: Values, d: UpdateDiagnostics): undefined {
+    if (d.missing) throw notFound();
+    if (d.stale) return undefined;
+    if (d.forbidden) throw permissionDenied();
+    if (d.precondition) throw preconditionFailed();
+    const existing = d.existing!;
+    const checked = errors.with(referenceErrors(this.resource, sent, d.references ?? {}, errors, existing));
+    checkStates({ errors: checked, existing }, this.resource, values);
+    for (const rule of this.orderRules) checkOrder({ errors: checked, existing }, this.resource, rule, values);
+    if (!checked.has()) return undefined;
+    throw new ValidationError(checked.errors);
   }
 
   /** Whether the order rules hold for `values` over `existing` (checks.ts checkOrder). */
@@ -326,10 +373,6 @@ export class StatementWrites {
     let list = this.lists.get(key);
     if (list === undefined) this.lists.set(key, (list = writtenList(w)));
     return list;
-  }
-
-  private async json(db: Knex | Knex.Transaction, sql: Fragment): Promise<string | undefined> {
-    return (await this.answer(db, sql))?.json;
   }
 
   /** The statement's one row: the record's JSON, or its diagnostics. */

@@ -56,6 +56,8 @@ export interface Services {
   corsOrigins?: readonly string[];
   /** MCP_WRITE_ENABLED: the MCP tools include create_record and update_record. */
   mcpWriteEnabled?: boolean;
+  /** Writes through the check path only (ServiceSettings.checksOnly). */
+  checksOnly?: boolean;
 }
 
 export interface App {
@@ -75,12 +77,13 @@ export function createApp({
   reads,
   corsOrigins = [],
   mcpWriteEnabled = false,
+  checksOnly = false,
 }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   const ajv = createAjv();
-  const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows, reads })]));
+  const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows, reads, checksOnly })]));
 
   // paths are lower-case in the schema; `/API/...` must not reach a route (and so never skip authentication)
   const publicRouter = new Router({ sensitive: true });

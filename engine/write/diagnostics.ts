@@ -15,8 +15,18 @@ type LinkDiagnostic = { id: number; seen: boolean }[];
 /** Per write name: what the statement found wrong with a reference. */
 export type ReferenceDiagnostics = Record<string, KeyDiagnostic | LinkDiagnostic>;
 
-/** The field errors of `found` for a write of `values` (the parent a link must share is the one the write sets). */
-export function referenceErrors(resource: Resource, values: Record<string, unknown>, found: ReferenceDiagnostics): FieldErrorCollector {
+/**
+ * The field errors of `found` for a write of `values` over `existing` (the record as served; none
+ * for a create): the parent a link must share is the one the record has after the write.
+ */
+export function referenceErrors(
+  resource: Resource,
+  values: Record<string, unknown>,
+  found: ReferenceDiagnostics,
+  /** The errors found before (the body's shape). */
+  before: FieldErrorCollector,
+  existing?: Record<string, unknown>,
+): FieldErrorCollector {
   const errors = new FieldErrorCollector();
   for (const fk of resource.foreignKeys) {
     const d = found[fk.writeName] as KeyDiagnostic | undefined;
@@ -28,12 +38,15 @@ export function referenceErrors(resource: Resource, values: Record<string, unkno
     if (!d) continue;
     const byId = new Map(d.map((link) => [link.id, link]));
     const local = m.spec.sameParent && findForeignKey(resource, m.spec.sameParent.local)!;
-    for (const id of new Set(values[m.writeName] as number[])) {
+    const parent = local && (local.writeName in values ? values[local.writeName] : existing?.[local.name]);
+    // links sent, in the order sent; else those already linked that a new parent strands
+    const ids = m.writeName in values ? new Set(values[m.writeName] as number[]) : d.map((link) => link.id);
+    for (const id of ids) {
       const link = byId.get(id);
       if (!link) continue;
       if (!link.seen) errors.add(m.writeName, missingReference({ id }));
       // a parent that is itself refused is no parent to compare with
-      else if (local && !errors.has(local.writeName)) errors.add(m.writeName, strayLink(m, { target: id, parent: values[local.writeName] }));
+      else if (local && !errors.has(local.writeName) && !before.has(local.writeName)) errors.add(m.writeName, strayLink(m, { target: id, parent }));
     }
   }
   return errors;
