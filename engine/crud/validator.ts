@@ -122,6 +122,11 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
       return `Ensure this value is greater than or equal to ${String(p.limit)}.`;
     case 'format':
       return FORMAT_MESSAGES[String(p.format)] ?? 'Invalid value.';
+    case 'pattern': {
+      // a pattern that narrows a format (a URL's scheme and host) is part of it, and fails with its message
+      const format = (err.parentSchema as Record<string, unknown> | undefined)?.format;
+      return (typeof format === 'string' && FORMAT_MESSAGES[format]) || (err.message ?? 'Invalid value.');
+    }
     default:
       return err.message ?? 'Invalid value.';
   }
