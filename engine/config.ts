@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bool, cleanEnv, host, makeValidator, str } from 'envalid';
+import { WEB_URL_PATTERN } from './fields/strings.js';
 import { StartupError } from './startup-error.js';
 
 /** How long the service waits on PostgreSQL before answering 503 instead (0: no limit). */
@@ -45,6 +46,8 @@ export interface ServerConfig extends DatabaseConfig {
   secureCookies: boolean;
   /** Believe `X-Forwarded-Proto` and `X-Forwarded-For` from the proxy in front (Koa's `proxy`). */
   trustProxy: boolean;
+  /** PUBLIC_URL, without a trailing slash: where links point; unset: the host each request names, when well-formed. */
+  publicUrl?: string;
   /** MAX_LIST_ROWS: the most records one list answer holds; undefined: no cap. */
   maxListRows?: number;
   /** How long a token's principal is kept between requests (0: not at all); changes drop it at once. */
@@ -117,6 +120,12 @@ const originList = makeValidator<string[]>((input) => {
   for (const o of origins) if (!/^https?:$/.test(new URL(o).protocol) || new URL(o).origin !== o) throw new Error('not an origin');
   return origins;
 });
+/** The service's address as its clients reach it: the URL fields' rule, a path at most; stored without a trailing slash. */
+const publicUrl = makeValidator<string>((input) => {
+  const url = new RegExp(WEB_URL_PATTERN).test(input) && URL.canParse(input) ? new URL(input) : undefined;
+  if (!url || url.username || url.password || /[?#]/.test(input)) throw new Error('not a public URL');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+});
 const pollInterval = wholeNumber(10, 3_600_000);
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
@@ -137,6 +146,7 @@ const SERVER = {
   LOG_LEVEL: logLevel({ default: 'info', desc: `one of ${LOG_LEVELS.join(', ')}` }),
   SECURE_COOKIES: bool({ default: false, desc: 'true or false' }),
   TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
+  PUBLIC_URL: publicUrl({ default: undefined, desc: 'the http or https URL clients reach the service at, such as https://api.example.com (a path may follow; no query, fragment or credentials)' }),
   MAX_LIST_ROWS: rowCount({ default: undefined, desc: 'a number of records from 1 to 999999999 (unset: no cap)' }),
   PRINCIPAL_CACHE_MS: milliseconds({ default: 5000, desc: 'a whole number of milliseconds (0: no cache)' }),
   CORS_ORIGINS: originList({ default: [], desc: 'origins separated by commas, each like https://app.example.com (scheme, host, optional port; no path)' }),
@@ -217,6 +227,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,
+    publicUrl: e.PUBLIC_URL,
     maxListRows: e.MAX_LIST_ROWS,
     principalCacheMs: e.PRINCIPAL_CACHE_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

@@ -48,14 +48,9 @@ export const emailType: FieldType<EmailField> = {
  * `http:///x`, `http://a@/x`): the pattern adds what a link and a webhook delivery need, and shows
  * it in the schema. A failing pattern answers the format's message, `Enter a valid URL.`.
  */
-export const webUrlSchema = (maxLength: number) => ({
-  type: 'string',
-  minLength: 1,
-  maxLength,
-  format: 'uri',
-  // the authority whole (optional userinfo, then a host that is not empty), so `a@` cannot pass for a host
-  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://([^/?#@]*@)?[^/?#@:][^/?#@]*([/?#]|$)',
-});
+export const webUrlSchema = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength, format: 'uri', pattern: WEB_URL_PATTERN });
+// the authority whole (optional userinfo, then a host that is not empty), so `a@` cannot pass for a host
+export const WEB_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://([^/?#@]*@)?[^/?#@:][^/?#@]*([/?#]|$)';
 
 export const urlType: FieldType<UrlField> = {
   ...textual,

@@ -42,6 +42,8 @@ export interface Services {
   secureCookies?: boolean;
   /** Believe the proxy in front: `X-Forwarded-Proto` (HTTPS) and the last `X-Forwarded-For` entry (client address). */
   trustProxy?: boolean;
+  /** PUBLIC_URL: where links point, whatever a request's Host says. */
+  publicUrl?: string;
   /** MAX_LIST_ROWS: the most records one list answer holds. */
   maxListRows?: number;
   /** Token principals kept between requests; none kept without one. */
@@ -65,6 +67,7 @@ export function createApp({
   log,
   secureCookies = false,
   trustProxy = false,
+  publicUrl,
   maxListRows,
   principals = new PrincipalCache(0),
   reads,
@@ -74,6 +77,7 @@ export function createApp({
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
+  koa.context.publicUrl = publicUrl;
   const ajv = createAjv();
   const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows, reads })]));
 
