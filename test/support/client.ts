@@ -74,7 +74,9 @@ export interface RawReply {
 /** A request through node:http, which sends any `Host` header it is given (fetch drops it); connections kept alive by `agent`. */
 export function httpRequest(url: string, init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array }, agent?: http.Agent): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, agent }, (res) => {
+    // as fetch does: node:http leaves it out for a DELETE's body, which then reads as the next request
+    const length = init.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(init.body)) };
+    const req = http.request(url, { method: init.method ?? 'GET', headers: { ...length, ...init.headers }, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
