@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bool, cleanEnv, host, makeValidator, str } from 'envalid';
+import { WEB_URL_PATTERN } from './fields/strings.js';
 import { StartupError } from './startup-error.js';
 
 /** How long the service waits on PostgreSQL before answering 503 instead (0: no limit). */
@@ -48,6 +49,8 @@ export interface ServerConfig extends DatabaseConfig {
   secureCookies: boolean;
   /** Believe `X-Forwarded-Proto` and `X-Forwarded-For` from the proxy in front (Koa's `proxy`). */
   trustProxy: boolean;
+  /** PUBLIC_URL, without a trailing slash: where links point; unset: the host each request names, when well-formed. */
+  publicUrl?: string;
   /** MAX_LIST_ROWS: the most records one list answer holds; undefined: no cap. */
   maxListRows?: number;
   /** LISTS_PER_USER: the lists one user has read at once (0: no bound); more wait their turn. */
@@ -127,6 +130,12 @@ const originList = makeValidator<string[]>((input) => {
   for (const o of origins) if (!/^https?:$/.test(new URL(o).protocol) || new URL(o).origin !== o) throw new Error('not an origin');
   return origins;
 });
+/** The service's address as its clients reach it: the URL fields' rule, a path at most; stored without a trailing slash. */
+const publicUrl = makeValidator<string>((input) => {
+  const url = new RegExp(WEB_URL_PATTERN).test(input) && URL.canParse(input) ? new URL(input) : undefined;
+  if (!url || url.username || url.password || /[?#]/.test(input)) throw new Error('not a public URL');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+});
 const pollInterval = wholeNumber(10, 3_600_000);
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
@@ -147,6 +156,7 @@ const SERVER = {
   LOG_LEVEL: logLevel({ default: 'info', desc: `one of ${LOG_LEVELS.join(', ')}` }),
   SECURE_COOKIES: bool({ default: false, desc: 'true or false' }),
   TRUST_PROXY: bool({ default: false, desc: 'true or false' }),
+  PUBLIC_URL: publicUrl({ default: undefined, desc: 'the http or https URL clients reach the service at, such as https://api.example.com (a path may follow; no query, fragment or credentials)' }),
   MAX_LIST_ROWS: rowCount({ default: undefined, desc: 'a number of records from 1 to 999999999 (unset: no cap)' }),
   LISTS_PER_USER: listCount({ default: DEFAULT_LISTS_PER_USER, desc: 'a number of lists from 0 to 9999 (0: no limit)' }),
   PRINCIPAL_CACHE_MS: milliseconds({ default: 5000, desc: 'a whole number of milliseconds (0: no cache)' }),
@@ -228,6 +238,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     secureCookies: e.SECURE_COOKIES,
     trustProxy: e.TRUST_PROXY,
+    publicUrl: e.PUBLIC_URL,
     maxListRows: e.MAX_LIST_ROWS,
     listsPerUser: e.LISTS_PER_USER,
     principalCacheMs: e.PRINCIPAL_CACHE_MS,

@@ -97,6 +97,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     log,
     secureCookies: config.secureCookies,
     trustProxy: config.trustProxy,
+    publicUrl: config.publicUrl,
     maxListRows: config.maxListRows,
     listTurns: { perUser: config.listsPerUser ?? DEFAULT_LISTS_PER_USER, waitMs: boundsOf(config).acquireTimeoutMs },
     principals,

@@ -1,21 +1,25 @@
 /**
  * Hostile input, generated (issue 13, item 8): fast-check plans requests for every operation of the
- * served OpenAPI document (malformed bodies, wrong types, huge numbers, odd Unicode, deep JSON, odd
- * query strings, ids and headers) and sends them in batches, several at a time over keep-alive
- * connections, to the listening service. Every answer keeps CONTRACT 3–4 (never a 5xx), a request
- * that must be refused is, and a batch in which no write succeeded leaves every table as it was.
+ * served OpenAPI document (malformed bodies, wrong types, huge numbers, odd Unicode, half surrogate
+ * pairs, URLs of other schemes, deep JSON, odd query strings, ids and headers, `Host` among them)
+ * and sends them in batches, several at a time over keep-alive connections, to the listening
+ * service. Every answer keeps CONTRACT 3–4 (never a 5xx), a `Link` names the Host sent only when it
+ * is well-formed, a request that must be refused is, and a batch in which no write succeeded leaves
+ * every table as it was.
  *
  * The seed is fixed, so a run is repeatable: a failure names its seed and path, and
  * `FUZZ_SEED=<seed> FUZZ_PATH=<path>` replays the failing batch (`FUZZ_SEED` alone: another run).
  */
+import http from 'node:http';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Document } from '../engine/openapi/types.js';
 import { loadRegistry } from '../engine/registry/registry.js';
-import { contractProblems, type Answer } from './support/contract-answers.js';
+import { httpRequest } from './support/client.js';
+import { contractProblems, linkProblems, type Answer } from './support/contract-answers.js';
 import { makeUser } from './support/fixtures.js';
 import { suite } from './support/hooks.js';
-import { collectionOf, contractOperations, materialise, plans, type Mode, type Plan, type Sendable, type Targets } from './support/hostile-requests.js';
+import { collectionOf, contractOperations, materialise, plans, WELL_FORMED_HOSTS, type Mode, type Plan, type Sendable, type Targets } from './support/hostile-requests.js';
 import { requestSchemaOf, servedDocument } from './support/openapi-document.js';
 import { referencesOf, SchemaSamples } from './support/openapi-samples.js';
 import { inPool } from './support/pool.js';
@@ -30,10 +34,15 @@ const SEED = Number(process.env.FUZZ_SEED ?? 13_08);
 /** Read-only methods: a success of any other is a write. */
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-async function send(request: Sendable): Promise<Answer> {
-  const res = await fetch(suite().service.url + request.url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
+// node:http rather than fetch, which drops a planned Host header
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+const send = (request: Sendable): Promise<Answer> => httpRequest(suite().service.url + request.url, request, agent);
+
+/** Where a list's links must point: the Host a request sent when it is well-formed, else the service's own address. */
+const linkOrigin = (request: Sendable): string => {
+  const host = request.headers.Host;
+  return new URL(host !== undefined && WELL_FORMED_HOSTS.includes(host) ? `http://${host}` : suite().service.url).origin;
+};
 
 const excerpt = (text: string | Uint8Array | undefined, size = 300) => {
   const s = text === undefined ? '' : typeof text === 'string' ? text : `<${text.length} bytes>`;
@@ -76,6 +85,7 @@ describe('hostile input, generated from the OpenAPI document', function () {
   });
 
   after(async () => {
+    agent.destroy();
     const { db } = suite().service;
     await db('login_failures').delete();
     if (savedFailures.length) await db('login_failures').insert(savedFailures);
@@ -86,7 +96,7 @@ describe('hostile input, generated from the OpenAPI document', function () {
     return answers.flatMap((answer, i) => {
       const plan = batch[i]!;
       const deprecated = Boolean(contractOperations(doc)[plan.op]!.op.deprecated);
-      const problems = contractProblems(answer);
+      const problems = [...contractProblems(answer), ...linkProblems(answer, linkOrigin(requests[i]!))];
       if (deprecated && answer.status !== 301) problems.push('a deprecated path not answered 301');
       else if (!deprecated && plan.refusing && answer.status < 400) problems.push(`a request that must be refused answered ${answer.status}`);
       if (!problems.length) return [];

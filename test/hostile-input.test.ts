@@ -131,6 +131,35 @@ describe('hostile input', () => {
       expect(await suite().service.db('issue_tracker').where('title', 'like', `${title}%`).first()).to.equal(undefined);
     });
 
+    it('refuses a lone UTF-16 surrogate escaped in a JSON string, in values and keys, as a parse error (issue 22.10)', async () => {
+      const { admin, service } = suite();
+      const send = (path: string, raw: string, method = 'POST') => admin.request(method, path, { raw, headers: { 'Content-Type': 'application/json' } });
+      const title = unique('surrogate');
+      const bodies = [
+        `{"title": "${title} \\ud800"}`,
+        `{"title": "${title} \\uDFFF x"}`,
+        `{"title": "${title} \\ude00\\ud83d"}`,
+        `{"title": "${title}", "description": "\\ud83d"}`,
+        `{"title": "${title}", "\\udc00": 1}`,
+        `{"title": "${title}", "admin_ids": [1, {"a": ["\\ud800"]}]}`,
+        `{"title": "${title}", "admin_ids": [{"\\udbff": 1}]}`,
+      ];
+      for (const raw of bodies) {
+        const res = await send('/api/issue/tracker', raw);
+        expect(res.status, raw).to.equal(400);
+        expect(res.body.detail, raw).to.match(/^JSON parse error - Unpaired UTF-16 surrogate \\u[0-9a-f]{4} in a string\.$/);
+      }
+      expect(await service.db('issue_tracker').where('title', 'like', `${title}%`).first()).to.equal(undefined);
+      // on an update, at sign-in and on an engine table alike
+      expect((await send(`/api/issue/tracker/${tracker.id}`, '{"title": "x\\ud800"}', 'PATCH')).body).to.deep.equal({ detail: 'JSON parse error - Unpaired UTF-16 surrogate \\ud800 in a string.' });
+      expect((await send('/api/auth/login', '{"username": "\\ud800", "password": "x"}')).status).to.equal(400);
+      expect((await send('/api/webhook/subscription', '{"url": "https://example.com/\\udbff", "events": ["issue.issue.created"], "secret": "0123456789abcdef"}')).status).to.equal(400);
+      // a pair is one character, escaped or not; an escaped backslash before "ud800" is no escape
+      const pair = await send('/api/issue/tracker', `{"title": "${title} \\ud83d\\ude00 😀", "description": "\\\\ud800"}`);
+      expect(pair.status, pair.text).to.equal(201);
+      expect(pair.body).to.include({ title: `${title} 😀 😀`, description: '\\ud800' });
+    });
+
     it('refuses a charset other than UTF-8 with 415, and accepts UTF-8 spelt either way', async () => {
       const raw = JSON.stringify({ title: unique('cs') });
       const latin = await suite().admin.request('POST', '/api/issue/tracker', { raw, headers: { 'Content-Type': 'application/json; charset=iso-8859-1' } });

@@ -4,12 +4,17 @@
  * and saying so. Walked over HTTP through every kind of ordering, nulls and ties included, and
  * under inserts between page fetches.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createToken } from '../engine/auth/tokens.js';
+import { readConfig } from '../engine/config.js';
+import { createApp, type Services } from '../engine/http/app.js';
 import { createLogger } from '../engine/log.js';
+import { loadRegistry } from '../engine/registry/registry.js';
 import { startService } from '../engine/service.js';
 import { NUL_MESSAGE } from '../engine/crud/validator.js';
-import { Client, type Reply } from './support/client.js';
+import { Client, httpRequest, type Reply } from './support/client.js';
 import { createTestDatabase } from './support/database.js';
 import { created, makeUser, unique } from './support/fixtures.js';
 import { suite, testConfig } from './support/hooks.js';
@@ -158,6 +163,54 @@ describe('list paging', () => {
       const links = linksOf(empty, origin(admin));
       expect(Object.keys(links)).to.deep.equal(['prev']);
       expect(ids(await admin.get(links.prev!))).to.deep.equal(own.issues.slice(0, 4));
+    });
+  });
+
+  describe('the address links name (issue 22.12)', () => {
+    const HOSTILE = ['a"><script>alert(1)</script>', 'a b', 'x/y', 'x?y', 'x#y', 'u@', '[zz]', '[::1', 'x:99999', 'x:', 'x:8o', '<x>', 'ex%41mple.com', 'javascript:alert(1)', '\\x'];
+    /** The Link header of a first page of two records, asked of `base` with `headers` (Host among them). */
+    const linkOf = async (base: string, headers: Record<string, string>) =>
+      (await httpRequest(`${base}${ISSUES}?tracker=${tracker}&limit=1`, { headers: { Authorization: `Token ${suite().admin.token!}`, ...headers } })).headers.get('link') ?? '';
+    const nextAt = (origin: string) => new RegExp(`^<${origin.replace(/[.[\]]/g, '\\$&')}${ISSUES}\\?tracker=\\d+&limit=1&cursor=[\\w-]+>; rel="next"$`);
+
+    it('names the Host a request gave when it is a well-formed host[:port], and the address it reached otherwise', async () => {
+      const base = suite().service.url;
+      for (const host of ['api.example.com', 'API.example.com:8443', '[::1]:8000', '192.0.2.1']) expect(await linkOf(base, { Host: host }), host).to.match(nextAt(`http://${host}`));
+      for (const host of HOSTILE) expect(await linkOf(base, { Host: host }), host).to.match(nextAt(base));
+      // behind no trusted proxy, its headers count for nothing
+      expect(await linkOf(base, { Host: 'api.example.com', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https' })).to.match(nextAt('http://api.example.com'));
+    });
+
+    it('behind TRUST_PROXY takes X-Forwarded-Host and -Proto only when well-formed; PUBLIC_URL wins over every header', async () => {
+      const registry = await loadRegistry();
+      const servers: http.Server[] = [];
+      const serve = async (options: Partial<Services>): Promise<string> => {
+        const server = http.createServer(createApp({ db: suite().service.db, registry, log: createLogger('silent'), ...options }).koa.callback());
+        servers.push(server);
+        await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+        return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      };
+      try {
+        const proxied = await serve({ trustProxy: true });
+        expect(await linkOf(proxied, { 'X-Forwarded-Host': 'api.example.com', 'X-Forwarded-Proto': 'https' })).to.match(nextAt('https://api.example.com'));
+        expect(await linkOf(proxied, { 'X-Forwarded-Host': 'api.example.com, evil.example', 'X-Forwarded-Proto': 'HTTPS' })).to.match(nextAt('https://api.example.com'));
+        expect(await linkOf(proxied, { 'X-Forwarded-Host': 'api.example.com', 'X-Forwarded-Proto': 'javascript' })).to.match(nextAt('http://api.example.com'));
+        for (const host of HOSTILE) expect(await linkOf(proxied, { 'X-Forwarded-Host': host, 'X-Forwarded-Proto': 'https' }), host).to.match(nextAt(proxied));
+        const published = await serve({ trustProxy: true, publicUrl: 'https://example.com/bms' });
+        for (const host of ['api.example.com', ...HOSTILE]) expect(await linkOf(published, { Host: host, 'X-Forwarded-Host': host }), host).to.match(nextAt('https://example.com/bms'));
+      } finally {
+        await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+      }
+    });
+
+    it('reads PUBLIC_URL as an http or https URL with a host, kept without a trailing slash', () => {
+      const env = { DATABASE_URL: 'postgres://x@127.0.0.1/x' };
+      expect(readConfig(env).publicUrl).to.equal(undefined);
+      expect(readConfig({ ...env, PUBLIC_URL: 'HTTPS://API.Example.com/' }).publicUrl).to.equal('https://api.example.com');
+      expect(readConfig({ ...env, PUBLIC_URL: 'http://[::1]:8000/bms/' }).publicUrl).to.equal('http://[::1]:8000/bms');
+      for (const bad of ['api.example.com', 'javascript:alert(1)', 'ftp://example.com', 'http://', 'http:///x', 'https://user:pw@example.com', 'https://example.com/?a=1', 'https://example.com/#x']) {
+        expect(() => readConfig({ ...env, PUBLIC_URL: bad }), bad).to.throw(`Invalid setting PUBLIC_URL="${bad}": expected the http or https URL clients reach the service at`);
+      }
     });
   });
 

@@ -188,6 +188,9 @@ describe('MCP server (/mcp)', () => {
         const restRefusal = await rest.post('/api/bot/aimodel', invalid);
         expect(restRefusal.status).to.equal(400);
         expect([refused.isError, refused.body]).to.deep.equal([true, { status: 400, error: restRefusal.body }]);
+        // half a surrogate pair is refused as a REST body refuses it, not stored as U+FFFD (issue 22.10)
+        const lone = await call(client, 'create_record', { resource: 'bot/aimodel', values: { name: `${name}\ud800`, provider: 'mcp', context_window: 1 } });
+        expect([lone.isError, lone.body]).to.deep.equal([true, { status: 400, error: { detail: 'JSON parse error - Unpaired UTF-16 surrogate \\ud800 in a string.' } }]);
         await client.close();
       } finally {
         await svc.close();

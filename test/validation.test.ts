@@ -116,6 +116,39 @@ describe('validation', () => {
       });
     }
   });
+
+  describe('URL fields (issue 22.9): http or https with a host, the rule in the schema', () => {
+    const UNITS = '/api/organisation/orgunit';
+    for (const website of ['https://example.com', 'HTTP://EXAMPLE.COM/a?b=1#c', 'http://[::1]:8080/p', 'https://user:pw@example.com:443/']) {
+      it(`accepts "${website}"`, async () => {
+        const res = await post(UNITS, { title: unique('url'), website });
+        expect(res.status, res.text).to.equal(201);
+        expect(res.body.website).to.equal(website);
+      });
+    }
+    const refused = ['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'vbscript:msgbox(1)', 'data:text/html,<script>alert(1)</script>', 'DATA:,x', 'mailto:a@example.com', 'ftp://example.com/x', 'http://', 'https://', 'http:///x', 'http://:80/', 'http://a@/x', '//example.com/x'];
+    it('refuses other schemes and URLs without a host, on create and update, storing nothing', async () => {
+      const unit = await created(suite().admin, UNITS, { title: unique('url'), website: 'https://example.com' });
+      for (const website of refused) {
+        const title = unique('bad-url');
+        const res = await post(UNITS, { title, website });
+        expect(res.status, website).to.equal(400);
+        expect(res.body, website).to.deep.equal({ website: ['Enter a valid URL.'] });
+        expect((await suite().admin.patch(`${UNITS}/${unit.id}`, { website })).body, website).to.deep.equal({ website: ['Enter a valid URL.'] });
+        expect(await suite().service.db('organisation_orgunit').where({ title }).first(), website).to.equal(undefined);
+      }
+      expect((await suite().admin.get(`${UNITS}/${unit.id}`)).body.website).to.equal('https://example.com');
+    });
+
+    it('documents the rule in the schema, and it is the one the service applies', async () => {
+      const doc = (await suite().admin.get('/api/schema/?format=json', { token: null })).body;
+      const website = doc.components.schemas.OrganisationOrgunitRequest.properties.website as { pattern: string; format: string };
+      expect(website.format).to.equal('uri');
+      const pattern = new RegExp(website.pattern, 'u');
+      for (const url of refused) expect(pattern.test(url), url).to.equal(false);
+      expect(pattern.test('https://example.com/x')).to.equal(true);
+    });
+  });
 });
 
 describe('references', () => {

@@ -52,6 +52,16 @@ describe('webhook subscriptions and deliveries over HTTP', () => {
     expect(stateless.body).to.deep.equal({ events: ['"issue.category.state_changed" is not a valid choice.'] });
   });
 
+  it('refuses URLs no delivery can reach (issue 22.9): other schemes and none without a host', async () => {
+    const { admin } = suite();
+    for (const url of ['ftp://example.com/x', 'JaVaScRiPt:alert(1)', 'data:,x', 'http://', 'HTTPS://', 'http:///x', 'https://:443/x', 'http://a@/x']) {
+      const res = await admin.post('/api/webhook/subscription', { url, events: ['issue.issue.created'], secret: SECRET });
+      expect(res.status, url).to.equal(400);
+      expect(res.body, url).to.deep.equal({ url: ['Enter a valid URL.'] });
+    }
+    expect((await admin.post('/api/webhook/subscription', { url: 'HTTPS://Hooks.Example.com:8443/in', events: ['issue.issue.created'], secret: SECRET })).status).to.equal(201);
+  });
+
   it('checks the permissions, and serves deliveries read-only', async () => {
     const { admin } = suite();
     const reader = await makeUser({ permissions: ['webhook.view_subscription'] });

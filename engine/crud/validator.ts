@@ -123,6 +123,11 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
       return `Ensure this value is greater than or equal to ${String(p.limit)}.`;
     case 'format':
       return FORMAT_MESSAGES[String(p.format)] ?? 'Invalid value.';
+    case 'pattern': {
+      // a pattern that narrows a format (a URL's scheme and host) is part of it, and fails with its message
+      const format = (err.parentSchema as Record<string, unknown> | undefined)?.format;
+      return (typeof format === 'string' && FORMAT_MESSAGES[format]) || (err.message ?? 'Invalid value.');
+    }
     default:
       return err.message ?? 'Invalid value.';
   }
@@ -139,25 +144,28 @@ function shown(value: unknown): string {
 
 export const NUL_MESSAGE = 'Null characters are not allowed.';
 
-/** Whether a string anywhere in the value (keys of nested objects included) holds U+0000. */
-export function hasNul(value: unknown): boolean {
+/** The first string anywhere in the value (keys of nested objects included) that passes `test`. */
+export function findString(value: unknown, test: (s: string) => boolean): string | undefined {
   // a list of what is left to look at, not recursion: a body can nest deeper than the call stack goes
   const pending: unknown[] = [value];
   while (pending.length > 0) {
     const v = pending.pop();
     if (typeof v === 'string') {
-      if (v.includes('\0')) return true;
+      if (test(v)) return v;
     } else if (Array.isArray(v)) {
       for (const item of v) pending.push(item);
     } else if (typeof v === 'object' && v !== null) {
       for (const [k, item] of Object.entries(v)) {
-        if (k.includes('\0')) return true;
+        if (test(k)) return k;
         pending.push(item);
       }
     }
   }
-  return false;
+  return undefined;
 }
+
+/** Whether a string anywhere in the value (keys of nested objects included) holds U+0000. */
+export const hasNul = (value: unknown): boolean => findString(value, (s) => s.includes('\0')) !== undefined;
 
 export interface BodyValidator {
   /** Field name → messages; empty when the body is valid. */

@@ -42,10 +42,20 @@ export const emailType: FieldType<EmailField> = {
   example: (_s, _name, n) => (n === 0 ? 'anna.keller@example.com' : `person${n}-${suffix()}@example.com`),
 };
 
+/**
+ * A web address: `http` or `https` (any case) and a host, then anything RFC 3986 allows. The `uri`
+ * format alone takes any scheme (`javascript:`, `data:`) and an empty host (`http://`,
+ * `http:///x`, `http://a@/x`): the pattern adds what a link and a webhook delivery need, and shows
+ * it in the schema. A failing pattern answers the format's message, `Enter a valid URL.`.
+ */
+export const webUrlSchema = (maxLength: number) => ({ type: 'string', minLength: 1, maxLength, format: 'uri', pattern: WEB_URL_PATTERN });
+// the authority whole (optional userinfo, then a host that is not empty), so `a@` cannot pass for a host
+export const WEB_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://([^/?#@]*@)?[^/?#@:][^/?#@]*([/?#]|$)';
+
 export const urlType: FieldType<UrlField> = {
   ...textual,
   column: (s) => ({ type: 'varchar', length: s.maxLength }),
-  schema: (s) => ({ type: 'string', minLength: 1, maxLength: s.maxLength, format: 'uri' }),
+  schema: (s) => webUrlSchema(s.maxLength),
   example: (_s, name, n) => `https://example.com/${name}/${n}`,
 };
 

@@ -44,6 +44,8 @@ export interface Services {
   secureCookies?: boolean;
   /** Believe the proxy in front: `X-Forwarded-Proto` (HTTPS) and the last `X-Forwarded-For` entry (client address). */
   trustProxy?: boolean;
+  /** PUBLIC_URL: where links point, whatever a request's Host says. */
+  publicUrl?: string;
   /** MAX_LIST_ROWS: the most records one list answer holds. */
   maxListRows?: number;
   /** LISTS_PER_USER and how long a list waits for its user's turn (list-turns.ts); default: 4 and POOL_ACQUIRE_TIMEOUT_MS's default. */
@@ -71,6 +73,7 @@ export function createApp({
   log,
   secureCookies = false,
   trustProxy = false,
+  publicUrl,
   maxListRows,
   listTurns = { perUser: DEFAULT_LISTS_PER_USER, waitMs: DEFAULT_BOUNDS.acquireTimeoutMs },
   principals = new PrincipalCache(0),
@@ -82,6 +85,7 @@ export function createApp({
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
   koa.silent = true;
+  koa.context.publicUrl = publicUrl;
   const ajv = createAjv();
   const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows, reads, checksOnly })]));
 

@@ -13,6 +13,7 @@ import { expectObject } from '../crud/body.js';
 import { TableList } from '../crud/table-list.js';
 import { compileBodyValidator, type BodyValidator, type createAjv } from '../crud/validator.js';
 import { FieldErrorCollector } from '../errors.js';
+import { webUrlSchema } from '../fields/strings.js';
 import { isoTimestamp } from '../fields/values.js';
 import type { TableRoutes } from '../http/table-routes.js';
 import type { Resource } from '../registry/resource.js';
@@ -30,7 +31,7 @@ export function eventNames(resources: readonly Resource[]): string[] {
 
 /** The request body's fields, as JSON Schema (also the OpenAPI schema's); `events` lists the event names. */
 export const subscriptionFields = (events: readonly string[]) => ({
-  url: { type: 'string', minLength: 1, maxLength: 2000, format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description: 'Where deliveries are POSTed: an http or https URL.' },
+  url: { ...webUrlSchema(2000), description: 'Where deliveries are POSTed: an http or https URL with a host.' },
   events: {
     type: 'array',
     minItems: 1,

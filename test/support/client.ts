@@ -1,4 +1,6 @@
 /** A small HTTP client for the tests: real requests to the listening server. */
+import http from 'node:http';
+
 export interface Reply<T = any> {
   status: number;
   body: T;
@@ -60,4 +62,31 @@ export class Client {
   delete<T = any>(path: string, opts?: RequestOptions) {
     return this.request<T>('DELETE', path, opts);
   }
+}
+
+/** An answer as `httpRequest` gives it. */
+export interface RawReply {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** A request through node:http, which sends any `Host` header it is given (fetch drops it); connections kept alive by `agent`. */
+export function httpRequest(url: string, init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array }, agent?: http.Agent): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    // as fetch does: node:http leaves it out for a DELETE's body, which then reads as the next request
+    const length = init.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(init.body)) };
+    const req = http.request(url, { method: init.method ?? 'GET', headers: { ...length, ...init.headers }, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) for (const v of [value ?? []].flat()) headers.append(name, v);
+        resolve({ status: res.statusCode!, headers, text: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
 }

@@ -2,6 +2,7 @@
  * What an answer must look like whatever was asked (CONTRACT 3–4): never a 5xx; a refusal is a
  * JSON error of a status the contract lists, with its shape (400: field → messages or `detail`;
  * others: `{"detail": …}`) and its headers; no SQL or driver words; a JSON success parses whole.
+ * And a `Link` header is well-formed and points where it should.
  */
 
 export interface Answer {
@@ -45,4 +46,17 @@ export function contractProblems(answer: Answer): string[] {
   const isFieldErrors = status === 400 && typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length > 0 && Object.values(body).every(isMessageList);
   if (!isDetail && !isFieldErrors) problems.push(`error body is not ${status === 400 ? 'field → messages nor ' : ''}{"detail": …}`);
   return problems;
+}
+
+/** `<target>; rel="…"`, comma-separated, with no quote, angle bracket or white space inside a target. */
+const LINKS = /^<[^<>"\s]+>; rel="[a-z-]+"(, <[^<>"\s]+>; rel="[a-z-]+")*$/;
+
+/** The ways `answer`'s `Link` header is malformed or names another origin than `origin` (a target that is a path alone aside). */
+export function linkProblems(answer: Answer, origin: string): string[] {
+  const link = answer.headers.get('link');
+  if (link === null) return [];
+  if (!LINKS.test(link)) return [`a Link header that is not <URL>; rel="…": ${link.slice(0, 200)}`];
+  return [...link.matchAll(/<([^>]+)>/g)].flatMap(([, target]) =>
+    /^\/(?!\/)/.test(target!) || (URL.canParse(target!) && new URL(target!).origin === origin) ? [] : [`a Link to ${target!.slice(0, 100)}, not at ${origin}`],
+  );
 }

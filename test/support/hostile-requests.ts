@@ -6,13 +6,13 @@
  * the path does not offer, an id that names no record, a body the schema refuses, a media type
  * other than JSON), so the service must answer 4xx and change nothing. An `odd` plan sends odd but
  * possibly valid values (edge numbers and dates, odd Unicode) to the records made for the test, so
- * they reach the database. Both add odd query strings and headers.
+ * they reach the database. Both add odd query strings and headers, `Host` among them.
  */
 import fc from 'fast-check';
 import type { Document, Parameter, Schema } from '../../engine/openapi/types.js';
 import { isSecured, operations, requestSchemaOf, resolve, type DocumentedOperation } from './openapi-document.js';
 import type { SchemaSamples } from './openapi-samples.js';
-import { deepJson, invalidFor, oddFor, oddText, RawJson } from './hostile-values.js';
+import { deepJson, invalidFor, malformedFor, oddFor, oddText, RawJson, withLoneSurrogate, withNul } from './hostile-values.js';
 
 export type Mode = 'refusing' | 'odd';
 
@@ -88,8 +88,11 @@ function queryValue(doc: Document, p: Parameter): fc.Arbitrary<string> {
 /** A query string of documented parameters (some repeated), unknown ones and junk. */
 function queryOf(doc: Document, o: DocumentedOperation): fc.Arbitrary<string> {
   const params = (o.op.parameters ?? []).map((p) => resolve(doc, p)).filter((p) => p.in === 'query');
+  // pages that link their neighbours, so that the links' address meets the odd Host headers
+  const paging = params.some((p) => p.name === 'offset') ? [{ weight: 2, arbitrary: fc.constantFrom('limit=1&offset=1', 'offset=1&limit=1&count=true', 'limit=1') }] : [];
   const pair = fc.oneof(
     { weight: 6, arbitrary: params.length ? fc.constantFrom(...params).chain((p) => queryValue(doc, p).map((v) => `${p.name}=${v}`)) : junkValues },
+    ...paging,
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom('__proto__', 'constructor', 'a[]', 'a[b]', '', '%00', 'limit%00', 'ordering[]', 'x'.repeat(300)), junkValues).map(([k, v]) => `${k}=${v}`) },
     { weight: 1, arbitrary: fc.constantFrom('&', '&&', '=', '==', 'limit', 'ordering', '%', '?') },
   );
@@ -107,6 +110,12 @@ const oddHeaders = fc.dictionary(
   { maxKeys: 2 },
 );
 
+/** `Host` values a link may name as they are (RFC 3986 host[:port]). */
+export const WELL_FORMED_HOSTS = ['api.example.com', 'EXAMPLE.com:8443', '[::1]:8000', '192.0.2.1'];
+/** `Host` values no link may name: the service's own address stands in for them. */
+export const HOSTILE_HOSTS = ['a"><script>alert(1)</script>', 'x y', 'x/y', 'x?y#z', 'u@', '[zz]', '[::1', 'x:99999', 'x:', 'javascript:alert(1)', 'ex%41mple.com', '<x>', '\\x', '', 'ÿ'];
+const hostHeaders = fc.constantFrom(...WELL_FORMED_HOSTS, ...HOSTILE_HOSTS).chain((host) => fc.constantFrom({ Host: host }, { Host: host, 'X-Forwarded-Host': host, 'X-Forwarded-Proto': 'javascript' }));
+
 /** Media types and encodings a JSON write must refuse with 415. */
 const wrongMedia = fc.constantFrom(
   { 'Content-Type': 'text/plain' },
@@ -121,6 +130,8 @@ const wrongMedia = fc.constantFrom(
 /** Bodies every JSON write refuses whatever its fields: not JSON, not UTF-8, not an object. */
 const malformedBody: fc.Arbitrary<BodyPlan> = fc.oneof(
   fc.constantFrom('{', '{"a":', '{"a" 1}', "{'a':1}", '{"a":1,}', '{"a":1}}', '{"a":01}', '{"a":NaN}', '{"a":undefined}', '\u0000', '{"a":"\\ud800"', '{"a":"\\x41"}', '[', 'nul', '{"a":1}garbage').map((text) => ({ text })),
+  // JSON by its grammar, but half a surrogate pair is no text
+  fc.constantFrom('{"\\ud800":1}', '{"a":["\\udfff"]}', '{"a":{"b":"x\\udc00\\ud800"}}').map((text) => ({ text })),
   fc.constantFrom('[]', '1', '"x"', 'null', 'true', '[{}]', '1e999', '"{}"').map((text) => ({ text })),
   fc.tuple(fc.constantFrom(1_000, 100_000), fc.boolean()).map(([d, o]) => ({ text: deepJson(d, o) })),
   // (a UTF-8 byte order mark before valid JSON is not here: RFC 8259 lets a parser ignore it, and this one does)
@@ -128,7 +139,7 @@ const malformedBody: fc.Arbitrary<BodyPlan> = fc.oneof(
 );
 
 /** Property names a body must refuse: unknown, prototype members, odd text. */
-const unknownNames = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'nonexistent', '', ' id', 'id ', 'ID'), oddText(20));
+const unknownNames = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'nonexistent', '', ' id', 'id ', 'ID'), oddText(20), withLoneSurrogate);
 
 /** The body of a write, refused by its schema when `refusing`, odd otherwise. */
 function bodyOf(schema: Schema, mode: Mode, isCreate: boolean): fc.Arbitrary<BodyPlan> {
@@ -147,6 +158,13 @@ function bodyOf(schema: Schema, mode: Mode, isCreate: boolean): fc.Arbitrary<Bod
     fc.tuple(unknownNames, fc.jsonValue({ maxDepth: 1 }), odd).map(([name, v, set]) => ({ fields: { ...set, [name]: v }, drop: [], base: true })),
     malformedBody,
   ];
+  // one string refused for its text alone (its format, a NUL, half a surrogate pair) among values that may pass: a wrong value beside it would hide whether that is checked
+  const oneRefused = (candidates: [string, Schema][], value: (p: Schema) => fc.Arbitrary<unknown>) =>
+    fc.tuple(fc.constantFrom(...candidates), odd).chain(([[name, p], set]) => value(p).map((v) => ({ fields: { ...set, [name]: v }, drop: [], base: true })));
+  const formatted = properties.filter(([, p]) => malformedFor(p));
+  if (formatted.length) refusing.push(oneRefused(formatted, (p) => malformedFor(p)!));
+  const strings = properties.filter(([, p]) => p.type === 'string');
+  if (strings.length) refusing.push(oneRefused(strings, () => fc.oneof(withNul, withLoneSurrogate)));
   if (isCreate && required.length) {
     refusing.push(fc.tuple(fc.subarray(required, { minLength: 1 }), odd).map(([drop, set]) => ({ fields: Object.fromEntries(Object.entries(set).filter(([k]) => !drop.includes(k))), drop, base: true })));
   }
@@ -187,7 +205,7 @@ function planFor(doc: Document, ops: DocumentedOperation[], index: number, mode:
       slash: fc.boolean(),
       query: queryOf(doc, o),
       auth: authArb,
-      headers: fc.tuple(oddHeaders, mediaArb).map(([h, m]) => ({ ...h, ...m })),
+      headers: fc.tuple(oddHeaders, fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: hostHeaders }), mediaArb).map(([h, host, m]) => ({ ...h, ...host, ...m })),
       body: bodyArb,
       refusing: fc.constant(refusing || mustMissId || Boolean(o.op.deprecated)),
     });
