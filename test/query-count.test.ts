@@ -236,6 +236,27 @@ describe('round trips of a write', () => {
     expect(await service.db('issue_issue').where({ title: 'refused' }).first()).to.equal(undefined);
   });
 
+  it('deletes in one statement, and answers a delete it cannot make in it: 409 naming what holds the record, 404, 403, 412', async () => {
+    const { admin } = suite();
+    const one = async (client: Client, path: string, headers: Record<string, string> = {}) => {
+      let res: any;
+      const sql = await writeStatements(async () => (res = await client.delete(path, { headers })));
+      expect(sql, sql.join('\n')).to.have.length(1);
+      return res;
+    };
+    const issue = await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title: 'gone', category_ids: [categories[0].id] });
+    expect((await one(admin, `/api/issue/issue/${issue.id}`, { 'If-Match': '"stale"' })).status).to.equal(412);
+    expect((await one(admin, `/api/issue/issue/${issue.id}`)).status).to.equal(204);
+    expect((await admin.get(`/api/issue/issue/${issue.id}`)).status).to.equal(404);
+    expect((await one(admin, `/api/issue/issue/${issue.id}`)).status).to.equal(404);
+    const held = await created(admin, '/api/issue/tracker', { title: unique('held') });
+    await created(admin, '/api/issue/issue', { tracker_id: held.id, title: 'holds' });
+    const refused = await one(admin, `/api/issue/tracker/${held.id}`);
+    expect([refused.status, refused.body]).to.deep.equal([409, { detail: `Cannot delete tracker ${held.id}: referenced by 1 issue records.` }]);
+    const editor = await makeUser({ permissions: ['issues.view_tracker', 'issues.delete_tracker'] });
+    expect((await one(editor.client, `/api/issue/tracker/${held.id}`)).status).to.equal(403);
+  });
+
   it('answers a change it cannot make in its one statement: 404, 403, 412 and a refused move as before, nothing written', async () => {
     const { admin } = suite();
     const issue = await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title: 'fixed', category_ids: [categories[0].id] });

@@ -73,6 +73,15 @@ async function bothCreates(client: Client, resource: Resource, body: Record<stri
   expect(comparable(resource, checks.status, checks.text), `POST ${resource.path} ${JSON.stringify(body)}`).to.deep.equal(comparable(resource, statement.status, statement.text));
 }
 
+/** DELETE of twin records made by `make` (or of `id` on both). */
+async function bothDeletes(client: Client, resource: Resource, make: () => Promise<number>, headers: Record<string, string> = {}, id?: number): Promise<void> {
+  const [one, other] = [id ?? (await make()), id ?? (await make())];
+  const statement = await client.delete(`${resource.path}/${one}`, { headers });
+  const checks = await twin(client).delete(`${resource.path}/${other}`, { headers });
+  const answer = (res: { status: number; text: string }, own: number) => [res.status, res.text.replaceAll(String(own), '<id>')];
+  expect(answer(checks, other), `DELETE ${resource.path}/${one}`).to.deep.equal(answer(statement, one));
+}
+
 /** `body` sent as PUT or PATCH to twin records made from `sample` (or to `id` on both, a record that is not there). */
 async function bothChanges(client: Client, resource: Resource, sample: Record<string, unknown>, method: 'put' | 'patch', body: Record<string, unknown>, id?: number): Promise<void> {
   const path = async () => `${resource.path}/${id ?? (await created(suite().admin, resource.path, fresh(resource, sample))).id}`;
@@ -115,7 +124,22 @@ describeWithServer('the one statement and the check path answer writes alike', '
         ),
         { numRuns: RUNS, seed: 23 },
       );
+      const make = async () => (await created(admin, resource.path, fresh(resource, sample))).id as number;
+      await bothDeletes(admin, resource, make);
+      await bothDeletes(admin, resource, make, {}, MISSING);
+      await bothDeletes(admin, resource, make, { 'If-Match': '"stale"' });
     }
+  });
+
+  it('refuses deleting a record that protecting keys still point at alike, naming it', async () => {
+    const { admin } = suite();
+    const tracker = registry.get('issue/tracker');
+    const held = async () => {
+      const made = await created(admin, '/api/issue/tracker', { title: unique('held') });
+      for (let i = 0; i < 2; i++) await created(admin, '/api/issue/issue', { title: unique('holds'), tracker_id: made.id });
+      return made.id as number;
+    };
+    await bothDeletes(admin, tracker, held);
   });
 
   describe('as a user who sees some records and not others', () => {
@@ -159,7 +183,10 @@ describeWithServer('the one statement and the check path answer writes alike', '
         fc.asyncProperty(fc.constantFrom('put' as const, 'patch' as const), all, fc.constantFrom(sample, sample, secret), (method, body, start) => bothChanges(member.client, issue, start, method, body)),
         { numRuns: 40, seed: 23 },
       );
+      await bothDeletes(member.client, issue, async () => (await created(suite().admin, issue.path, secret)).id);
+      await bothDeletes(member.client, issue, async () => (await created(suite().admin, issue.path, sample)).id);
       const tracker = registry.get('issue/tracker');
+      await bothDeletes(member.client, tracker, async () => (await created(suite().admin, tracker.path, { title: unique('t') })).id);
       await fc.assert(
         fc.asyncProperty(bodies({ title: 'retitled', visibility: 'normal' }, []), (body) => bothChanges(member.client, tracker, { title: unique('t') }, 'patch', body)),
         { numRuns: 10, seed: 23 },

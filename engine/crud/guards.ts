@@ -9,8 +9,8 @@ import { accessPredicate } from '../access/visibility.js';
 import { conflict, permissionDenied } from '../errors.js';
 import type { Resource } from '../registry/resource.js';
 import { ROW } from '../storage/serialise.js';
-import { frag, q } from '../storage/sql.js';
-import { stillReferenced } from '../write/protect.js';
+import { frag } from '../storage/sql.js';
+import { stillReferenced, stillReferencedSql, type StillReferenced } from '../write/protect.js';
 import { rowsOf, type Row } from './checks.js';
 import { selectRecords } from './store.js';
 
@@ -38,12 +38,8 @@ export async function refuseUnchangeable(trx: Knex.Transaction, resource: Resour
 
 /** 409 naming the first record among `ids` that a `protect` foreign key still points at, and by how many records. */
 export async function refuseIfProtected(trx: Knex.Transaction, resource: Resource, ids: readonly number[]): Promise<void> {
-  const guards = resource.referencedBy.filter((r) => r.fk.spec.onDelete === 'protect');
-  if (!guards.length || !ids.length) return;
-  const list = ids.map(() => '?').join(', ');
-  const counts = guards.map(
-    (g, i) => `select ${i} as guard, ${q(g.fk.column)} as id, count(*)::int as n from ${q(g.resource.table)} where ${q(g.fk.column)} in (${list}) group by 2`,
-  );
-  const [hit] = rowsOf(await trx.raw(`${counts.join(' union all ')} order by id, guard limit 1`, guards.flatMap(() => ids))) as { guard: number; id: number; n: number }[];
-  if (hit) throw conflict(stillReferenced(resource.name, { id: hit.id, count: hit.n, by: guards[hit.guard]!.resource.name }));
+  const held = stillReferencedSql(resource, '(select ids from w_ids)::int[]');
+  if (!held || !ids.length) return;
+  const [row] = rowsOf(await trx.raw(`with w_ids as (select ?::int[] as ids) select ${held} as d`, [`{${ids.join(',')}}`]));
+  if (row?.d) throw conflict(stillReferenced(resource, row.d as StillReferenced));
 }

@@ -267,7 +267,9 @@ export class ResourceService {
     });
   }
 
+  /** One statement where the resource's writes take it; otherwise (or when it cannot answer) the checks. */
   async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
+    if (await this.statements.delete(user, id, precondition)) return;
     const label = `${this.resource.name} ${id}`;
     await this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id, precondition)]), label);
   }

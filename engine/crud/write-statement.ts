@@ -16,7 +16,7 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
 import { actorSettings } from '../audit/actor.js';
-import { FieldErrorCollector, notFound, permissionDenied, preconditionFailed, ValidationError } from '../errors.js';
+import { conflict, FieldErrorCollector, notFound, permissionDenied, preconditionFailed, ValidationError } from '../errors.js';
 import { referenceErrors, type ReferenceDiagnostics } from '../write/diagnostics.js';
 import type { RecordRule } from '../declare/index.js';
 import { findForeignKey, type Field, type ManyToManyRef, type Resource } from '../registry/resource.js';
@@ -25,7 +25,8 @@ import { buildSelectList, jsonRows, ROW, selectList } from '../storage/serialise
 import { entityTagSql } from '../storage/entity-tag.js';
 import { joinedTransaction } from '../storage/request-transaction.js';
 import { prepared } from '../storage/statements.js';
-import { frag, joinFragments, q, type Fragment } from '../storage/sql.js';
+import { frag, joinFragments, q, TRUE, type Fragment } from '../storage/sql.js';
+import { stillReferenced, stillReferencedSql, type StillReferenced } from '../write/protect.js';
 import type { Validated, Values } from './body.js';
 import type { Precondition } from './service.js';
 import { checkOrder, checkStates, closesCycle, rowsOf, uniqueIds, type Row } from './checks.js';
@@ -45,12 +46,16 @@ interface Link {
 }
 
 /** One write: what it sets, and whether it changes an existing record. */
-/** What an update statement says when it did not write (see updateStatement). */
-interface UpdateDiagnostics {
+/** What a statement on a locked record says when it did not write (lockedVerdict). */
+interface LockedDiagnostics {
   missing?: true;
   stale?: true;
   forbidden?: true;
   precondition?: true;
+}
+
+/** What an update statement says when it did not write (see updateStatement). */
+interface UpdateDiagnostics extends LockedDiagnostics {
   references?: ReferenceDiagnostics;
   /** The record as served, when the rules refused the update. */
   existing?: Row;
@@ -223,40 +228,81 @@ function createStatement(w: Write, list: string): Fragment {
  * scans (links, references) still see the snapshot: a link diff against it would merge two sets.
  * Then the statement writes nothing and the check path, which locks before it reads, answers.
  */
-const current = (w: Write): Fragment => frag(`${OLD}.w_xmin = (select s.xmin from ${q(w.resource.table)} s where s.id = ${OLD}.id)`);
+const current = (resource: Resource): string => `${OLD}.w_xmin = (select s.xmin from ${q(resource.table)} s where s.id = ${OLD}.id)`;
 
 /** If-Match: the locked record, as served, carries one of the tags. */
-function tagged(w: Write, precondition: Precondition | undefined): Fragment[] {
-  if (precondition === undefined || precondition === '*') return [];
-  const served = `(${jsonRows(selectList(w.resource), `${OLD} ${ROW}`)})`;
-  return [frag(`${entityTagSql(served)} in (select json_array_elements_text(?::json))`, [JSON.stringify(precondition)])];
+function tagged(resource: Resource, precondition: Precondition | undefined): Fragment {
+  if (precondition === undefined || precondition === '*') return TRUE;
+  const served = `(${jsonRows(selectList(resource), `${OLD} ${ROW}`)})`;
+  return frag(`${entityTagSql(served)} in (select json_array_elements_text(?::json))`, [JSON.stringify(precondition)]);
+}
+
+/** The record `IN.w_id` as `OLD`, locked as the check path locks it (a concurrent change is waited for and seen), if `user` sees it. */
+function locked(resource: Resource, user: Principal): Fragment {
+  const view = accessPredicate(resource, 'view', user, ROW);
+  return frag(
+    `${OLD} as (select ${ROW}.*, ${ROW}.xmin as w_xmin from ${q(resource.table)} ${ROW}, ${IN} where ${ROW}.id = ${IN}.w_id${view ? ` and ${view.sql}` : ''} for update of ${ROW})`,
+    view?.bindings,
+  );
+}
+
+/**
+ * The first branches of a verdict on the locked record, in the check path's order: not found, a
+ * stale snapshot (the check path answers), 403, 412; the rules follow. A rule holds only when it is
+ * true: one that is null (`owner_id = 5` of a record without owner) refuses, as in a WHERE.
+ */
+function lockedVerdict(resource: Resource, user: Principal, precondition: Precondition | undefined): Fragment {
+  const change = accessPredicate(resource, 'change', user, OLD) ?? TRUE;
+  const tag = tagged(resource, precondition);
+  return frag(
+    `when ${OLD}.id is null then '{"missing":true}' when (${current(resource)}) is not true then '{"stale":true}' ` +
+      `when (${change.sql}) is not true then '{"forbidden":true}' when (${tag.sql}) is not true then '{"precondition":true}'`,
+    [...change.bindings, ...tag.bindings],
+  );
 }
 
 function updateStatement(w: Write, id: number, list: string, precondition: Precondition | undefined): Fragment {
   const table = q(w.resource.table);
-  const view = accessPredicate(w.resource, 'view', w.user, ROW);
-  const change = accessPredicate(w.resource, 'change', w.user, OLD);
-  // the row locked as the check path locks it; a concurrent change is waited for and seen
-  const locked = frag(
-    `${OLD} as (select ${ROW}.*, ${ROW}.xmin as w_xmin from ${table} ${ROW}, ${IN} where ${ROW}.id = ${IN}.w_id${view ? ` and ${view.sql}` : ''} for update of ${ROW})`,
-    view?.bindings,
-  );
   const sets = [...Object.keys(w.row).map((c) => `${q(c)} = ${V}.${q(c)}`), 'modified = current_timestamp'];
   const references = diagnosticsObject(referenceDiagnostics(w));
   const moves = joinFragments(moveGuards(w), 'and');
-  const checks = [current(w), joinFragments([...(change ? [change] : [])], 'and'), joinFragments(tagged(w, precondition), 'and')];
-  // why it may not be made, in the check path's order: not found, a stale snapshot (the check path answers), 403, 412, then the
-  // rules; a refusal by the rules carries the record as served, against which the process words states and order as the checks do
+  const first = lockedVerdict(w.resource, w.user, precondition);
+  // a refusal by the rules carries the record as served, against which the process words states and order as the checks do
   const verdict = frag(
-    `${DIAG} as (select case when ${OLD}.id is null then '{"missing":true}' when not ${checks[0]!.sql} then '{"stale":true}' ` +
-      `when not ${checks[1]!.sql} then '{"forbidden":true}' when not ${checks[2]!.sql} then '{"precondition":true}' ` +
-      `when ${w.refused} or not ${moves.sql} or r.d::text <> '{}' then json_build_object('references', r.d, 'existing', (${jsonRows(selectList(w.resource), `${OLD} ${ROW}`)})::json)::text ` +
+    `${DIAG} as (select case ${first.sql} ` +
+      `when ${w.refused} or (${moves.sql}) is not true or r.d::text <> '{}' then json_build_object('references', r.d, 'existing', (${jsonRows(selectList(w.resource), `${OLD} ${ROW}`)})::json)::text ` +
       `else '{}' end as d from (select 1) w_one left join ${OLD} on true cross join ${V} cross join ${IN} cross join lateral (select ${references.sql} as d) r)`,
-    [...checks.flatMap((c) => c.bindings), ...moves.bindings, ...references.bindings],
+    [...first.bindings, ...moves.bindings, ...references.bindings],
   );
   const write = frag(`${NEW} as (update ${table} ${ROW} set ${sets.join(', ')} from ${OLD}, ${V}, ${IN}, ${DIAG} where ${ROW}.id = ${OLD}.id and ${DIAG}.d = '{}' returning ${ROW}.*)`);
-  const parts = [inputs(w, id), locked, valuesRow(w.resource), verdict, write, ...linkWrites(w), ...stateLog(w)];
+  const parts = [inputs(w, id), locked(w.resource, w.user), valuesRow(w.resource), verdict, write, ...linkWrites(w), ...stateLog(w)];
   return answered(w, parts, list);
+}
+
+/** A delete of record `id`: answers its verdict, `{}` when it was deleted, `{"held": …}` when protecting keys still point at it. */
+function deleteStatement(resource: Resource, user: Principal, id: number, precondition: Precondition | undefined): Fragment {
+  const first = lockedVerdict(resource, user, precondition);
+  const held = stillReferencedSql(resource, `array[${OLD}.id]`) ?? 'null::json';
+  const verdict = frag(
+    `${DIAG} as (select case ${first.sql} when h.held is not null then json_build_object('held', h.held)::text else '{}' end as d ` +
+      `from (select 1) w_one left join ${OLD} on true cross join lateral (select ${held} as held) h)`,
+    first.bindings,
+  );
+  const table = q(resource.table);
+  const gone = frag(`${part('gone')} as (delete from ${table} ${ROW} using ${OLD}, ${DIAG} where ${ROW}.id = ${OLD}.id and ${DIAG}.d = '{}')`);
+  const actor = actorSettings('w_a');
+  const input = frag(`${IN} as (select ?::int as w_id, ${actor.sql})`, [id, ...actor.bindings]);
+  const parts = [input, locked(resource, user), verdict, gone];
+  return frag(`with ${parts.map((p) => p.sql).join(', ')} select d as diagnostics from ${DIAG}`, parts.flatMap((p) => p.bindings));
+}
+
+/** Throws 404, 403 or 412 as `d` says; false for a stale snapshot (the check path answers), true when the record may be written. */
+function refusedLocked(d: LockedDiagnostics): boolean {
+  if (d.missing) throw notFound();
+  if (d.stale) return false;
+  if (d.forbidden) throw permissionDenied();
+  if (d.precondition) throw preconditionFailed();
+  return true;
 }
 
 /** A refusal by the data (SQLSTATE classes 22 and 23): the check path answers it as it always has. */
@@ -341,16 +387,27 @@ export class StatementWrites {
    * path must answer (a stale snapshot, or a refusal the process cannot word).
    */
   private refusedUpdate(values: Values, errors: FieldErrorCollector, sent: Values, d: UpdateDiagnostics): undefined {
-    if (d.missing) throw notFound();
-    if (d.stale) return undefined;
-    if (d.forbidden) throw permissionDenied();
-    if (d.precondition) throw preconditionFailed();
+    if (!refusedLocked(d)) return undefined;
     const existing = d.existing!;
     const checked = errors.with(referenceErrors(this.resource, sent, d.references ?? {}, errors, existing));
     checkStates({ errors: checked, existing }, this.resource, values);
     for (const rule of this.orderRules) checkOrder({ errors: checked, existing }, this.resource, rule, values);
     if (!checked.has()) return undefined;
     throw new ValidationError(checked.errors);
+  }
+
+  /**
+   * Deletes record `id` in one statement, or throws its refusal (404, 403, 412, 409 naming what holds
+   * it); false when the check path must answer (its path, a stale snapshot, a refusal by the data).
+   */
+  async delete(user: Principal, id: number, precondition?: Precondition): Promise<boolean> {
+    if (joinedTransaction() || !takesStatement(this.path, user.isSuperuser)) return false;
+    const answer = await this.attempt(() => this.answer(this.db, deleteStatement(this.resource, user, id, precondition)));
+    if (answer === undefined) return false;
+    const d = JSON.parse(answer.diagnostics!) as LockedDiagnostics & { held?: StillReferenced };
+    if (!refusedLocked(d)) return false;
+    if (d.held) throw conflict(stillReferenced(this.resource, d.held));
+    return true;
   }
 
   /** Whether the order rules hold for `values` over `existing` (checks.ts checkOrder). */

@@ -61,7 +61,7 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
 }
 
 /** 400 when a string anywhere in parsed JSON (keys included) holds half a surrogate pair. */
-export function refuseLoneSurrogates(value: unknown): void {
+function refuseLoneSurrogates(value: unknown): void {
   const lone = findString(value, (s) => LONE_SURROGATE.test(s))?.match(LONE_SURROGATE)?.[0];
   if (lone) throw new DetailError(400, `JSON parse error - Unpaired UTF-16 surrogate \\u${lone.charCodeAt(0).toString(16)} in a string.`);
 }

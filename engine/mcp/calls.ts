@@ -7,7 +7,6 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/users.js';
 import type { ResourceService } from '../crud/service.js';
 import { ApiError, emptyMap, permissionDenied, ValidationError } from '../errors.js';
-import { refuseLoneSurrogates } from '../http/json-body.js';
 import { mayPerform } from '../http/resource-routes.js';
 import type { Action } from '../registry/resource.js';
 import { describeResource } from './describe.js';
@@ -86,8 +85,6 @@ export class ToolCalls {
   /** The tool's answer; an API error is the tool's error, anything else is a fault. */
   async call(name: string, args: Args, user: Principal): Promise<CallToolResult> {
     try {
-      // the SDK parsed the request itself: its strings get the check a REST body gets
-      refuseLoneSurrogates(args);
       return text(await this.run(name, args, user));
     } catch (err) {
       if (err instanceof ApiError) return text(JSON.stringify({ status: err.status, error: err.body() }), true);
