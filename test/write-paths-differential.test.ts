@@ -83,8 +83,17 @@ async function bothDeletes(client: Client, resource: Resource, make: () => Promi
 }
 
 /** `body` sent as PUT or PATCH to twin records made from `sample` (or to `id` on both, a record that is not there). */
-async function bothChanges(client: Client, resource: Resource, sample: Record<string, unknown>, method: 'put' | 'patch', body: Record<string, unknown>, id?: number): Promise<void> {
-  const path = async () => `${resource.path}/${id ?? (await created(suite().admin, resource.path, fresh(resource, sample))).id}`;
+async function bothChanges(
+  client: Client,
+  resource: Resource,
+  sample: Record<string, unknown>,
+  method: 'put' | 'patch',
+  body: Record<string, unknown>,
+  id?: number,
+  /** Who makes the twins (their creator, whom rules may name). */
+  maker: Client = suite().admin,
+): Promise<void> {
+  const path = async () => `${resource.path}/${id ?? (await created(maker, resource.path, fresh(resource, sample))).id}`;
   const [one, other] = [await path(), await path()];
   const [mine, theirs] = twoSides(resource, body);
   const statement = await client[method](one, mine);
@@ -140,6 +149,26 @@ describeWithServer('the one statement and the check path answer writes alike', '
       return made.id as number;
     };
     await bothDeletes(admin, tracker, held);
+  });
+
+  it('answers DMS document changes alike for a team member of a protected folder: rules naming the creator or an owner, who may be null', async () => {
+    const { admin } = suite();
+    const permissions = ['folder', 'document'].flatMap((m) => ['view', 'add', 'change', 'delete'].map((a) => `dms.${a}_${m}`));
+    const member = await makeUser({ permissions });
+    const folder = await created(admin, '/api/dms/folder', { title: unique('team'), visibility: 'protected', team_member_ids: [member.id] });
+    const open = await created(admin, '/api/dms/folder', { title: unique('open') });
+    const document = registry.get('dms/document');
+    const sample = { title: 'doc', folder_id: folder.id, valid_from: '2026-01-01', valid_to: '2026-12-31' };
+    const body = bodies(sample, [open.id, member.id, '2025-01-01', 'approved', 'draft']);
+    const makers = fc.constantFrom(admin, member.client);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('put' as const, 'patch' as const), body, makers, fc.constantFrom(undefined, member.id), (method, b, maker, owner) =>
+        bothChanges(member.client, document, { ...sample, owner_id: owner ?? null }, method, b, undefined, maker),
+      ),
+      { numRuns: 30, seed: 23 },
+    );
+    await bothDeletes(member.client, document, async () => (await created(admin, document.path, fresh(document, sample))).id);
+    await bothDeletes(member.client, document, async () => (await created(member.client, document.path, fresh(document, sample))).id);
   });
 
   describe('as a user who sees some records and not others', () => {
