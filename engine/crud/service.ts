@@ -20,7 +20,7 @@ import { mapDatabaseError } from '../storage/db-errors.js';
 import { joined } from '../storage/request-transaction.js';
 import { jsonRecords, ROW } from '../storage/serialise.js';
 import { ReadRouting } from '../storage/replicas.js';
-import { entityTag } from '../storage/entity-tag.js';
+import { entityTag, type Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { textPieces } from '../storage/text-pieces.js';
@@ -57,8 +57,6 @@ export interface ListAnswer {
   links(): PageLinks;
 }
 
-/** If-Match: the entity tags one of which the record as served must carry, or `*` for any; checked with its row locked. */
-export type Precondition = readonly string[] | '*';
 
 const holds = (precondition: Precondition, json: string): boolean => precondition === '*' || precondition.includes(entityTag(json));
 

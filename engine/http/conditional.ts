@@ -2,7 +2,7 @@
  * Conditional requests (RFC 9110 §8.8.3, §13.1) over a detail's strong entity tag (storage/entity-tag.ts).
  * `If-Match` compares strongly (a weak tag never matches); `If-None-Match` weakly.
  */
-import type { Precondition } from '../crud/service.js';
+import type { Precondition } from '../storage/entity-tag.js';
 
 export { entityTag } from '../storage/entity-tag.js';
 

@@ -7,5 +7,8 @@ import { createHash } from 'node:crypto';
 
 export const entityTag = (text: string): string => `"${createHash('sha256').update(text).digest('base64url')}"`;
 
+/** If-Match: the entity tags one of which the record as served must carry, or `*` for any; checked with its row locked. */
+export type Precondition = readonly string[] | '*';
+
 /** `entityTag` of the SQL text expression `json`. */
 export const entityTagSql = (json: string): string => `'"' || rtrim(translate(encode(sha256(convert_to(${json}, 'UTF8')), 'base64'), '+/', '-_'), '=') || '"'`;
