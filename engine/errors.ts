@@ -84,3 +84,11 @@ export const throttled = (seconds: number) =>
     'Retry-After': String(seconds),
   });
 export const unavailable = () => new DetailError(503, 'Service temporarily unavailable.');
+
+/** Field messages more than one check gives (DRF's wording, CONTRACT 4), each written once. */
+export const FIELD_MESSAGES = {
+  required: 'This field is required.',
+  blank: 'This field may not be blank.',
+  unknown: 'Unknown field.',
+  notANumber: 'Enter a number.',
+} as const;

@@ -3,7 +3,7 @@
  * (`tracker` = `tracker_id`), read-only fields dropped so a GET body can be sent back, unknown
  * fields reported (CONTRACT 2). Field types normalise their values first (decimal numbers become text).
  */
-import { badRequest, emptyMap, type FieldErrorCollector, type FieldErrors } from '../errors.js';
+import { badRequest, emptyMap, FIELD_MESSAGES, type FieldErrorCollector, type FieldErrors } from '../errors.js';
 import { RECORD_FIELDS, type Field, type Resource } from '../registry/resource.js';
 import { typeOf } from '../fields/index.js';
 import { pyType } from './validator.js';
@@ -73,7 +73,7 @@ export function normaliseBody(resource: Resource, body: unknown): { values: Valu
     } else if (plan.writable.has(key)) {
       values[key] = value;
     } else {
-      errors[key] = ['Unknown field.'];
+      errors[key] = [FIELD_MESSAGES.unknown];
     }
   }
   for (const f of plan.normalised) if (f.name in values) values[f.name] = typeOf(f.spec).normalise!(f.spec, values[f.name]);

@@ -2,6 +2,7 @@
  * The paging parameters of a list: `limit`, `offset`, `cursor` (keyset paging, see list-cursor.ts)
  * and `count`, each bad value reported under its name.
  */
+import { FIELD_MESSAGES } from '../errors.js';
 import type { FieldErrors } from '../errors.js';
 import { parseChoice } from '../fields/values.js';
 import { decodeCursor, type BoundCursor } from './list-cursor.js';
@@ -21,7 +22,7 @@ export const PAGING_PARAMETERS = ['limit', 'offset', 'cursor', 'count'] as const
 function parseCount(name: string, raw: string | undefined, errors: FieldErrors): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^\d{1,9}$/.test(raw)) {
-    errors[name] = ['Enter a number.'];
+    errors[name] = [FIELD_MESSAGES.notANumber];
     return undefined;
   }
   return Number(raw);

@@ -7,7 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FieldSpec } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
-import { emptyMap } from '../errors.js';
+import { emptyMap, FIELD_MESSAGES } from '../errors.js';
 import { typeOf } from '../fields/index.js';
 import { missingReference } from '../write/reference.js';
 import { bodySchema } from './body-schema.js';
@@ -116,7 +116,7 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
     case 'maxItems':
       return `Ensure this field has no more than ${String(p.limit)} elements.`;
     case 'minLength':
-      return p.limit === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${String(p.limit)} characters.`;
+      return p.limit === 1 ? FIELD_MESSAGES.blank : `Ensure this field has at least ${String(p.limit)} characters.`;
     case 'maximum':
       return `Ensure this value is less than or equal to ${String(p.limit)}.`;
     case 'minimum':
@@ -186,13 +186,13 @@ function toValidator(compile: () => ValidateFunction, specOf: SpecOf): BodyValid
       const p = err.params as { missingProperty?: string; additionalProperty?: string };
       const field = err.keyword === 'required' ? String(p.missingProperty) : err.keyword === 'additionalProperties' && !top ? String(p.additionalProperty) : top;
       const text =
-        err.keyword === 'required' ? 'This field is required.' : err.keyword === 'additionalProperties' && !top ? 'Unknown field.' : message(err, body, field, rest.length > 0, specOf);
+        err.keyword === 'required' ? FIELD_MESSAGES.required : err.keyword === 'additionalProperties' && !top ? FIELD_MESSAGES.unknown : message(err, body, field, rest.length > 0, specOf);
       const list = (errors[field || 'non_field_errors'] ??= []);
       if (!list.includes(text)) list.push(text);
     }
     // a blank value needs no further explanation (DRF reports only that)
     for (const [field, list] of Object.entries(errors)) {
-      if (list.includes('This field may not be blank.')) errors[field] = ['This field may not be blank.'];
+      if (list.includes(FIELD_MESSAGES.blank)) errors[field] = [FIELD_MESSAGES.blank];
     }
     for (const field of nul) errors[field] = [NUL_MESSAGE];
     return errors;

@@ -1,4 +1,5 @@
 /** Parsers and SQL bounds shared by field types: integers, choices, calendar dates and moments. */
+import { FIELD_MESSAGES } from '../errors.js';
 import { fail, ok, type Parsed } from './field-type.js';
 
 export const INT_MAX = 2147483647;
@@ -18,8 +19,8 @@ export function isCalendarDate(v: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
 }
 
-export const parseInteger = (v: string): Parsed => (INTEGER.test(v) && Number(v) >= INT_MIN && Number(v) <= INT_MAX ? ok(Number(v)) : fail('Enter a number.'));
-export const parseDecimal = (v: string): Parsed => (DECIMAL.test(v) && v.length <= 40 ? ok(v) : fail('Enter a number.'));
+export const parseInteger = (v: string): Parsed => (INTEGER.test(v) && Number(v) >= INT_MIN && Number(v) <= INT_MAX ? ok(Number(v)) : fail(FIELD_MESSAGES.notANumber));
+export const parseDecimal = (v: string): Parsed => (DECIMAL.test(v) && v.length <= 40 ? ok(v) : fail(FIELD_MESSAGES.notANumber));
 export const parseChoice = (v: string, values: readonly string[]): Parsed =>
   values.includes(v) ? ok(v) : fail(`Select a valid choice. ${v} is not one of the available choices.`);
 export const parseDate = (v: string): Parsed => (isCalendarDate(v) ? ok(v) : fail('Enter a valid date.'));

@@ -3,6 +3,7 @@
  * the same model permission checked first; visibility and every write check live in the service.
  * API errors become tool errors carrying the REST status and body.
  */
+import { FIELD_MESSAGES } from '../errors.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/users.js';
 import type { ResourceService } from '../crud/service.js';
@@ -25,7 +26,7 @@ function argument<T>(args: Args, name: string, holds: (v: unknown) => v is T, me
 }
 function required<T>(args: Args, name: string, holds: (v: unknown) => v is T, message: string): T {
   const value = argument(args, name, holds, message);
-  if (value === undefined) throw invalid(name, 'This field is required.');
+  if (value === undefined) throw invalid(name, FIELD_MESSAGES.required);
   return value;
 }
 const isString = (v: unknown): v is string => typeof v === 'string';

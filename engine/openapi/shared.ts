@@ -3,6 +3,7 @@
  * state-change record, the error responses that point at them, common headers and parameters,
  * and the security schemes (CONTRACT 6).
  */
+import { FIELD_MESSAGES } from '../errors.js';
 import { BODY_LIMIT } from '../http/json-body.js';
 import { INT_MAX } from '../fields/values.js';
 import { ref, type Header, type Parameter, type Ref, type Response, type Schema, type SecurityRequirement } from './types.js';
@@ -19,7 +20,7 @@ export const schemas: Record<string, Schema> = {
     type: 'object',
     description: 'Field name → messages, every offending field at once; errors not tied to a field are under `non_field_errors`.',
     additionalProperties: { type: 'array', items: { type: 'string' } },
-    example: { title: ['This field may not be blank.'], tracker_id: ['Invalid pk "99" - object does not exist.'] },
+    example: { title: [FIELD_MESSAGES.blank], tracker_id: ['Invalid pk "99" - object does not exist.'] },
   },
   Detail: {
     type: 'object',
