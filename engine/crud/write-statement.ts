@@ -225,7 +225,7 @@ function createStatement(w: Write, list: string): Fragment {
  * The locked row is the version the statement's snapshot shows. A concurrent writer that held the
  * lock and committed leaves a newer version, which the lock hands over while the statement's other
  * scans (links, references) still see the snapshot: a link diff against it would merge two sets.
- * Then the statement writes nothing and the check path, which locks before it reads, answers.
+ * Then the statement writes nothing and runs once more after locking the row first (lockedFirst).
  */
 const current = (resource: Resource): string => `${OLD}.w_xmin = (select s.xmin from ${q(resource.table)} s where s.id = ${OLD}.id)`;
 
@@ -295,7 +295,7 @@ function deleteStatement(resource: Resource, user: Principal, id: number, precon
   return frag(`with ${parts.map((p) => p.sql).join(', ')} select d as diagnostics from ${DIAG}`, parts.flatMap((p) => p.bindings));
 }
 
-/** Throws 404, 403 or 412 as `d` says; false for a stale snapshot (the check path answers), true when the record may be written. */
+/** Throws 404, 403 or 412 as `d` says; false for a stale snapshot (after a retry with the lock held: cannot happen), true when the record may be written. */
 function refusedLocked(d: LockedDiagnostics): boolean {
   if (d.missing) throw notFound();
   if (d.stale) return false;
@@ -304,11 +304,19 @@ function refusedLocked(d: LockedDiagnostics): boolean {
   return true;
 }
 
-/** A refusal by the data (SQLSTATE classes 22 and 23): the check path answers it as it always has. */
-const refusedByData = (err: unknown): boolean => /^2[23]/.test(String((err as { code?: unknown }).code ?? ''));
+/** The statement's one row: the written record's JSON, or its diagnostics. */
+interface Answer {
+  json?: string | null;
+  diagnostics?: string | null;
+}
 
-/** Thrown to roll back an update whose order rule the process refused; the check path answers it. */
-class OutOfOrder extends Error {}
+const isStale = (answer: Answer | undefined): boolean => typeof answer?.diagnostics === 'string' && (JSON.parse(answer.diagnostics) as LockedDiagnostics).stale === true;
+
+/** Locks record `id` if `user` sees it, before a statement that must not read an older version than the one it locks. */
+function lockedFirst(resource: Resource, user: Principal, id: number): Fragment {
+  const view = accessPredicate(resource, 'view', user, ROW);
+  return frag(`select 1 from ${q(resource.table)} ${ROW} where ${ROW}.id = ?${view ? ` and ${view.sql}` : ''} for update of ${ROW}`, [id, ...(view?.bindings ?? [])]);
+}
 
 /** A resource's creates and updates as one statement each, where its write path allows. */
 export class StatementWrites {
@@ -367,17 +375,26 @@ export class StatementWrites {
     const sent = refused ? Object.fromEntries(Object.entries(values).filter(([name]) => this.diagnosed.has(name) && !errors.has(name))) : values;
     const w = await this.write(user, sent, true, refused);
     const sql = updateStatement(w, id, this.listOf(w), precondition);
-    const answer = await this.attempt(() =>
-      !this.orderRules.length || refused
-        ? this.answer(this.db, sql)
-        : this.db.transaction(async (trx) => {
-            const written = await this.answer(trx, sql);
-            if (typeof written?.json === 'string' && !this.ordered(values, JSON.parse(written.json) as Row)) throw new OutOfOrder();
-            return written;
-          }),
-    );
+    const ordered = !this.orderRules.length || refused ? undefined : (written: Row) => this.refuseOutOfOrder(values, written);
+    let answer = await this.attempt(() => this.run(sql, ordered));
+    // a stale snapshot: once more after locking the row, so the statement's snapshot is taken with the lock held
+    if (isStale(answer)) answer = await this.attempt(() => this.run(sql, ordered, lockedFirst(this.resource, user, id)));
     if (typeof answer?.json === 'string') return answer.json;
     return answer && this.refusedUpdate(values, errors, sent, JSON.parse(answer.diagnostics!) as UpdateDiagnostics);
+  }
+
+  /**
+   * The statement's answer, in its own transaction; `ordered` checks the written record before the
+   * COMMIT (order rules compare the new values with the stored ones), `lock` runs first.
+   */
+  private async run(sql: Fragment, ordered?: (written: Row) => void, lock?: Fragment): Promise<Answer | undefined> {
+    if (!ordered && !lock) return this.answer(this.db, sql);
+    return this.db.transaction(async (trx) => {
+      if (lock) await prepared(trx, lock);
+      const written = await this.answer(trx, sql);
+      if (ordered && typeof written?.json === 'string') ordered(JSON.parse(written.json) as Row);
+      return written;
+    });
   }
 
   /**
@@ -401,7 +418,10 @@ export class StatementWrites {
    */
   async delete(user: Principal, id: number, precondition?: Precondition): Promise<boolean> {
     if (joinedTransaction() || !takesStatement(this.path, user.isSuperuser)) return false;
-    const answer = await this.attempt(() => this.answer(this.db, deleteStatement(this.resource, user, id, precondition)));
+    const sql = deleteStatement(this.resource, user, id, precondition);
+    const label = `${this.resource.name} ${id}`;
+    let answer = await this.attempt(() => this.run(sql), label);
+    if (isStale(answer)) answer = await this.attempt(() => this.run(sql, undefined, lockedFirst(this.resource, user, id)), label);
     if (answer === undefined) return false;
     const d = JSON.parse(answer.diagnostics!) as LockedDiagnostics & { held?: StillReferenced };
     if (!refusedLocked(d)) return false;
@@ -409,11 +429,11 @@ export class StatementWrites {
     return true;
   }
 
-  /** Whether the order rules hold for `values` over `existing` (checks.ts checkOrder). */
-  private ordered(values: Values, existing: Row | undefined): boolean {
-    const c = { errors: new FieldErrorCollector(), existing };
+  /** Throws the order rules' errors for `values` over the record as written (checks.ts checkOrder): only they can refuse a written update. */
+  private refuseOutOfOrder(values: Values, written: Row): void {
+    const c = { errors: new FieldErrorCollector(), existing: written };
     for (const rule of this.orderRules) checkOrder(c, this.resource, rule, values);
-    return !c.errors.has();
+    c.errors.throwIfAny();
   }
 
   private async write(user: Principal, values: Values, update: boolean, refused = false): Promise<Write> {
@@ -432,17 +452,16 @@ export class StatementWrites {
   }
 
   /** The statement's one row: the record's JSON, or its diagnostics. */
-  private async answer(db: Knex | Knex.Transaction, sql: Fragment): Promise<{ json?: string; diagnostics?: string } | undefined> {
-    return rowsOf(await prepared(db, sql))[0] as { json?: string; diagnostics?: string } | undefined;
+  private async answer(db: Knex | Knex.Transaction, sql: Fragment): Promise<Answer | undefined> {
+    return rowsOf(await prepared(db, sql))[0] as Answer | undefined;
   }
 
-  /** `write`'s answer; undefined when the data or an order rule refused it (nothing was written). */
-  private async attempt<T>(write: () => Promise<T | undefined>): Promise<T | undefined> {
+  /** `write`'s answer, database failures mapped to API errors (`deleting` names what a delete removes). */
+  private async attempt<T>(write: () => Promise<T>, deleting?: string): Promise<T> {
     try {
       return await write();
     } catch (err) {
-      if (err instanceof OutOfOrder || refusedByData(err)) return undefined;
-      throw mapDatabaseError(err, undefined);
+      throw mapDatabaseError(err, deleting);
     }
   }
 }
