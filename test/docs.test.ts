@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { writePathOf, type WritePath } from '../engine/crud/write-paths.js';
+import { carriesAccess } from '../engine/access/grants.js';
+import { guardsRights } from '../engine/access/privileges.js';
 import type { Resource } from '../engine/registry/resource.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import { permissionRows } from './support/permission-table.js';
@@ -59,9 +61,11 @@ describe('documents', () => {
     const paths = (test: (r: Resource, path: WritePath) => boolean) =>
       registry.resources.filter((r) => test(r, writePathOf(r, registry.resources))).map((r) => r.path);
     expect(listed('The check path for every write')).to.deep.equal(paths((_, p) => p === 'checks'));
-    expect(listed('The statement for superusers, the check path for everyone else')).to.deep.equal(paths((_, p) => p === 'statement for superusers'));
+    expect(listed('The statement in a transaction with checks in the process, for everyone but superusers')).to.deep.equal(
+      paths((r, p) => p !== 'checks' && (guardsRights(r) || carriesAccess(registry.resources, r))),
+    );
     expect(listed('Updates between BEGIN and COMMIT')).to.deep.equal(paths((r, p) => p !== 'checks' && r.rules.some((rule) => rule.kind === 'order')));
-    expect(listed('Updates setting a password take the check path')).to.deep.equal(
+    expect(listed('Updates setting a password end the user\'s other sessions in the same transaction')).to.deep.equal(
       paths((r, p) => p !== 'checks' && r.fields.some((f) => f.spec.type === 'password')),
     );
   });

@@ -165,6 +165,38 @@ describe('round trips of a write', () => {
     });
   }
 
+  it('creates under an Idempotency-Key with one statement beside the key\'s row, in the key\'s transaction; a repeat replays it without writing', async () => {
+    const { admin } = suite();
+    const key = unique('key');
+    const body = { tracker_id: tracker.id, title: 'keyed', category_ids: [categories[0].id] };
+    let res: any;
+    const sql = await writeStatements(async () => (res = await admin.post('/api/issue/issue', body, { headers: { 'Idempotency-Key': key } })));
+    expect(res.status, res.text).to.equal(201);
+    // (the purge of every user's expired keys runs at most once a minute)
+    const keys = sql.filter((q) => /\bidempotency_keys\b/.test(q) && !/skip locked/.test(q));
+    sql.splice(0, sql.length, ...sql.filter((q) => !/skip locked/.test(q)));
+    const rest = sql.filter((q) => !keys.includes(q));
+    expect(rest.map((q) => (/^(BEGIN|COMMIT)/i.test(q) ? q : /\binsert into "issue_issue"/.test(q) ? 'the statement' : q)), sql.join('\n')).to.deep.equal(['BEGIN;', 'the statement', 'COMMIT;']);
+    // the expired key of this user removed, the key inserted, the answer stored
+    expect(keys, keys.join('\n')).to.have.length(3);
+    const again = await writeStatements(async () => (res = await admin.post('/api/issue/issue', body, { headers: { 'Idempotency-Key': key } })));
+    expect(res.headers.get('idempotent-replayed')).to.equal('true');
+    expect(again.filter((q) => /issue_issue/.test(q))).to.deep.equal([]);
+  });
+
+  it("writes a non-superuser's change of a group in one transaction: the lock, the escalation check's reads, the statement", async () => {
+    const { admin } = suite();
+    const manager = await makeUser({ permissions: ['users.view_customgroup', 'users.change_customgroup'] });
+    const group = await created(admin, '/api/customgroup', { name: unique('managed') });
+    let res: any;
+    const sql = await writeStatements(async () => (res = await manager.client.patch(`/api/customgroup/${group.id}`, { name: unique('renamed') })));
+    expect(res.status, res.text).to.equal(200);
+    expect(sql[0]).to.match(/^BEGIN/i);
+    expect(sql.at(-1)).to.match(/^COMMIT/i);
+    expect(sql.filter((q) => /^with /i.test(q) && /\bupdate "groups"/i.test(q)), sql.join('\n')).to.have.length(1);
+    expect(res.text).to.equal((await admin.get(`/api/customgroup/${group.id}`)).text);
+  });
+
   describe('every resource whose writes take the statement (registry-driven, as a superuser)', () => {
     for (const resource of registry.resources) {
       if (writePathOf(resource, registry.resources) === 'checks') continue;
@@ -194,11 +226,13 @@ describe('round trips of a write', () => {
     }
   });
 
-  it('answers an update its order rule refuses from the checks, after rolling the statement back', async () => {
+  it('answers an update its order rule refuses by rolling the statement back, with no query of the check path', async () => {
     const { admin } = suite();
     const project = await new Samples(admin).create(registry.get('projects/project'));
     const path = `/api/projects/project/${project.id}`;
-    const res = await admin.patch(path, { end: '1999-01-01', title: 'not kept' });
+    let res: any;
+    const sql = await writeStatements(async () => (res = await admin.patch(path, { end: '1999-01-01', title: 'not kept' })));
+    expect(sql.map((q) => (/^with /i.test(q) ? 'the statement' : q)), sql.join('\n')).to.deep.equal(['BEGIN;', 'the statement', 'ROLLBACK']);
     expect(res.status, res.text).to.equal(400);
     expect(res.body).to.deep.equal({ end: ['Must not be before start.'] });
     expect((await admin.get(path)).body).to.deep.equal(project);

@@ -9,9 +9,9 @@ import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
 import { resourceView, type ResourceView } from '../describe/view.js';
 import { setActor } from '../audit/actor.js';
-import { checkPrivileges, type PrivilegeCheck } from '../access/privileges.js';
+import { checkPrivileges, guardsRights, type PrivilegeCheck } from '../access/privileges.js';
 import { endSessions } from '../auth/sessions.js';
-import { checkGrants } from '../access/grants.js';
+import { carriesAccess, checkGrants } from '../access/grants.js';
 import { FieldErrorCollector, notFound, preconditionFailed, type FieldErrors } from '../errors.js';
 import type { WriteOperation } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
@@ -24,7 +24,7 @@ import { entityTag, type Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { textPieces } from '../storage/text-pieces.js';
-import { isObject, normaliseBody, type Validated, type Values } from './body.js';
+import { normaliseBody, type Validated, type Values } from './body.js';
 import { updateAll } from './batch-update.js';
 import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
@@ -37,7 +37,6 @@ import { RecordShapes, selectList } from './record-shapes.js';
 import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
 import { StatementWrites } from './write-statement.js';
-import { takesStatement } from './write-paths.js';
 
 export interface ServiceSettings {
   /** MAX_LIST_ROWS: the most records one list answer holds (undefined: no cap). */
@@ -71,8 +70,10 @@ export class ResourceService {
   private readonly validators: ResourceValidators;
   /** Password fields: changing one ends the user's other sessions. */
   private readonly credentials: string[];
-  /** Creates and updates in one statement, where the declaration allows; the check path answers the rest. */
+  /** Writes in one statement, where the declaration allows; the check path answers the rest. */
   readonly statements: StatementWrites;
+  /** What the process checks around a non-superuser's statement, in its transaction: escalation (privileges.ts), access a record carries (grants.ts). */
+  private readonly guards: { privileges: boolean; grants: boolean };
   private readonly reads: ReadRouting;
   /** `fields=` and `expand=` of lists and details. */
   readonly shapes: RecordShapes;
@@ -94,7 +95,8 @@ export class ResourceService {
     this.search = searchColumns(resource);
     this.validators = compileValidators(ajv, resource);
     this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
-    this.statements = new StatementWrites(resource, pool, registry.resources, this.credentials, listing.checksOnly);
+    this.statements = new StatementWrites(resource, registry.resources, listing.checksOnly);
+    this.guards = { privileges: guardsRights(resource), grants: carriesAccess(registry.resources, resource) };
     this.shapes = new RecordShapes(resource);
     this.view = resourceView(resource, this.filters, this.orderable);
   }
@@ -205,12 +207,18 @@ export class ResourceService {
     return id;
   }
 
+  /** The checks the process makes around `user`'s statement, none for a superuser. */
+  private guarded(user: Principal): { privileges: boolean; grants: boolean } {
+    return user.isSuperuser ? { privileges: false, grants: false } : this.guards;
+  }
+
   /**
    * Sets the same `values` on `rows` (locked, visible and changeable): a constant number of
-   * statements where the single write may take one (write-paths.ts), else each record's own write.
+   * statements where nothing is checked in the process (batch-update.ts), else each record's own write.
    */
   async changeAll(trx: Knex.Transaction, user: Principal, rows: readonly Row[], values: Values): Promise<void> {
-    if (takesStatement(this.statements.path, user.isSuperuser) && !this.credentials.some((name) => name in values)) return updateAll(trx, this.resource, user, rows, values);
+    const { privileges, grants } = this.guarded(user);
+    if (this.statements.path === 'statement' && !privileges && !grants && !this.credentials.some((name) => name in values)) return updateAll(trx, this.resource, user, rows, values);
     for (const row of rows) await this.write(user, { values, errors: new FieldErrorCollector() }, row, trx, 'update');
   }
 
@@ -240,36 +248,59 @@ export class ResourceService {
     }
   }
 
-  /** One statement when it can say yes; otherwise (or when it says no) the checks, which answer exactly. */
+  /**
+   * One statement, joining the request's transaction if it has one (`Idempotency-Key`); with the
+   * process's checks around it in one transaction where the caller needs them; the check path for
+   * resources the statement cannot write (write-paths.ts).
+   */
   async create(user: Principal, body: unknown): Promise<string> {
     const input = this.validate(body, 'create');
-    const written = await this.statements.create(user, input);
-    if (written !== undefined) return written;
-    return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!);
-  }
-
-  /**
-   * As create: the statement first, then the checks, which answer 404 and 403 before any body error,
-   * as always. A `precondition` (If-Match) is compared with the record as it is once locked, in the
-   * statement or by the checks, so nothing can change it between the comparison and the write.
-   */
-  async update(user: Principal, id: number, body: unknown, partial: boolean, precondition?: Precondition): Promise<string> {
-    const mode = partial ? 'patch' : 'create';
-    // a body that is no object is refused by the checks, after 404 and 403
-    const input = isObject(body) ? this.validate(body, mode) : undefined;
-    const written = input ? await this.statements.update(user, id, input, precondition) : undefined;
-    if (written !== undefined) return written;
+    if (this.statements.path === 'checks') return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!);
+    const { privileges, grants } = this.guarded(user);
+    if (!privileges && !grants) return this.statements.create(this.db, user, input);
     return this.transaction(async (trx) => {
-      const existing = await this.lockForChange(trx, user, id, precondition);
-      return (await this.fetchJson(trx, await this.write(user, input ?? this.validate(body, mode), existing, trx, partial ? 'update' : 'replace')))!;
+      if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, undefined);
+      const json = await this.statements.create(trx, user, input);
+      if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, (JSON.parse(json) as Row).id as number, input.values, true);
+      return json;
     });
   }
 
-  /** One statement where the resource's writes take it; otherwise (or when it cannot answer) the checks. */
+  /**
+   * As create. The record is locked, its 404, 403 and 412 answered, before anything else is looked
+   * at: a `precondition` (If-Match) is compared with the record as locked, so nothing can change it
+   * between the comparison and the write; a body that is no object is refused after that.
+   */
+  async update(user: Principal, id: number, body: unknown, partial: boolean, precondition?: Precondition): Promise<string> {
+    const mode = partial ? 'patch' : 'create';
+    if (this.statements.path === 'checks') {
+      return this.transaction(async (trx) => {
+        const existing = await this.lockForChange(trx, user, id, precondition);
+        return (await this.fetchJson(trx, await this.write(user, this.validate(body, mode), existing, trx, partial ? 'update' : 'replace')))!;
+      });
+    }
+    const { privileges, grants } = this.guarded(user);
+    const input = this.validate(body, mode);
+    const credentials = this.credentials.some((name) => name in input.values);
+    if (!privileges && !grants && !credentials) return this.statements.update(this.db, user, id, input, precondition);
+    return this.transaction(async (trx) => {
+      if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, await this.statements.lockServed(trx, user, id, precondition));
+      const json = await this.statements.update(trx, user, id, input, precondition);
+      if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, false);
+      if (credentials) await endSessions(trx, id, user.sessionId);
+      return json;
+    });
+  }
+
+  /** One statement, as create; a non-superuser's delete of a record that may hold rights is checked for escalation first. */
   async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
-    if (await this.statements.delete(user, id, precondition)) return;
     const label = `${this.resource.name} ${id}`;
-    await this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id, precondition)]), label);
+    if (this.statements.path === 'checks') return this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id, precondition)]), label);
+    if (!this.guarded(user).privileges) return this.statements.delete(this.db, user, id, precondition);
+    return this.transaction(async (trx) => {
+      await checkPrivileges(this.privileges(trx, user), this.resource, {}, await this.statements.lockServed(trx, user, id, precondition));
+      await this.statements.delete(trx, user, id, precondition);
+    }, label);
   }
 
   /** The recorded state moves of a visible record, oldest first. */

@@ -23,14 +23,13 @@ import { findForeignKey, type Field, type ManyToManyRef, type Resource } from '.
 import { mapDatabaseError } from '../storage/db-errors.js';
 import { buildSelectList, jsonRows, ROW, selectList } from '../storage/serialise.js';
 import { entityTagSql, type Precondition } from '../storage/entity-tag.js';
-import { joinedTransaction } from '../storage/request-transaction.js';
 import { prepared } from '../storage/statements.js';
 import { frag, joinFragments, q, TRUE, type Fragment } from '../storage/sql.js';
 import { stillReferenced, stillReferencedSql, type StillReferenced } from '../write/protect.js';
 import type { Validated, Values } from './body.js';
 import { checkOrder, checkStates, closesCycle, rowsOf, uniqueIds, type Row } from './checks.js';
-import { rowValues } from './store.js';
-import { STATEMENT_PARTS, takesStatement, writePathOf, type WritePath } from './write-paths.js';
+import { rowValues, type Db } from './store.js';
+import { STATEMENT_PARTS, writePathOf, type WritePath } from './write-paths.js';
 
 /** The name of a part of the statement (no declared table is named so, or every resource takes the check path). */
 const part = (name: string): string => `${STATEMENT_PARTS}${name}`;
@@ -295,7 +294,18 @@ function deleteStatement(resource: Resource, user: Principal, id: number, precon
   return frag(`with ${parts.map((p) => p.sql).join(', ')} select d as diagnostics from ${DIAG}`, parts.flatMap((p) => p.bindings));
 }
 
-/** Throws 404, 403 or 412 as `d` says; false for a stale snapshot (after a retry with the lock held: cannot happen), true when the record may be written. */
+/** Record `id` locked, its verdict (as an update's first branches) and the record as served. */
+function lockStatement(resource: Resource, user: Principal, id: number, precondition: Precondition | undefined): Fragment {
+  const first = lockedVerdict(resource, user, precondition);
+  const served = jsonRows(selectList(resource), `${OLD} ${ROW}`);
+  const parts = [frag(`${IN} as (select ?::int as w_id)`, [id]), locked(resource, user)];
+  return frag(
+    `with ${parts.map((p) => p.sql).join(', ')} select case ${first.sql} else '{}' end as diagnostics, (${served}) as json from (select 1) w_one left join ${OLD} on true`,
+    [...parts.flatMap((p) => p.bindings), ...first.bindings],
+  );
+}
+
+/** Throws 404, 403 or 412 as `d` says; false for a stale snapshot, true when the record may be written. */
 function refusedLocked(d: LockedDiagnostics): boolean {
   if (d.missing) throw notFound();
   if (d.stale) return false;
@@ -331,10 +341,7 @@ export class StatementWrites {
 
   constructor(
     private readonly resource: Resource,
-    private readonly db: Knex,
     all: readonly Resource[],
-    /** Password fields: an update setting one takes the check path, which ends the user's other sessions. */
-    private readonly credentials: readonly string[],
     checksOnly = false,
   ) {
     this.path = checksOnly ? 'checks' : writePathOf(resource, all);
@@ -343,10 +350,8 @@ export class StatementWrites {
     this.diagnosed = new Set([...this.references, ...stateFields(resource).map((f) => f.name)]);
   }
 
-  /** The new record's JSON; undefined when the check path must answer (its path, errors, or a refusal). */
-  async create(user: Principal, { values, errors }: Validated): Promise<string | undefined> {
-    // inside a request's transaction a refused statement would abort it: the checks answer there
-    if (joinedTransaction() || !takesStatement(this.path, user.isSuperuser)) return undefined;
+  /** The new record's JSON, written through `db` (a transaction the write joins, or the pool); throws its refusal. */
+  async create(db: Db, user: Principal, { values, errors }: Validated): Promise<string> {
     // the checks the process makes (states, order), skipping fields the shape refused, as the check path does
     const checked = errors.with();
     checkStates({ errors: checked, existing: undefined }, this.resource, values);
@@ -355,41 +360,49 @@ export class StatementWrites {
     // refused: only the references are diagnosed (nothing else is hashed or cast in vain)
     const sent = refused ? Object.fromEntries(Object.entries(values).filter(([name]) => this.references.has(name) && !checked.has(name))) : values;
     const w = await this.write(user, sent, false, refused);
-    const answer = await this.attempt(() => this.answer(this.db, createStatement(w, this.listOf(w))));
-    if (answer?.json !== undefined && answer.json !== null) return answer.json;
-    if (answer === undefined) return undefined;
+    const answer = (await this.attempt(() => this.answer(db, createStatement(w, this.listOf(w)))))!;
+    if (typeof answer.json === 'string') return answer.json;
     // every error at once, in the check path's order: shape, references, states and order
     const found = referenceErrors(this.resource, sent, JSON.parse(answer.diagnostics!) as ReferenceDiagnostics, errors);
     throw new ValidationError(errors.with(found, checked).errors);
   }
 
   /**
-   * The changed record's JSON; undefined when the check path must answer (not found, refused,
-   * invalid …). With order rules the statement runs between BEGIN and COMMIT, and the rules compare
+   * The changed record's JSON, written through `db`; throws its refusal. With order rules the
+   * statement runs between BEGIN and COMMIT (a savepoint inside a transaction), and the rules compare
    * the new values with the stored ones (the record it answers) before the COMMIT.
    */
-  async update(user: Principal, id: number, { values, errors }: Validated, precondition?: Precondition): Promise<string | undefined> {
-    if (!takesStatement(this.path, user.isSuperuser) || this.credentials.some((name) => name in values)) return undefined;
+  async update(db: Db, user: Principal, id: number, { values, errors }: Validated, precondition?: Precondition): Promise<string> {
     const refused = errors.has();
     // refused by its shape: the statement diagnoses the rest (the record, its references and states), without the refused fields
     const sent = refused ? Object.fromEntries(Object.entries(values).filter(([name]) => this.diagnosed.has(name) && !errors.has(name))) : values;
     const w = await this.write(user, sent, true, refused);
     const sql = updateStatement(w, id, this.listOf(w), precondition);
     const ordered = !this.orderRules.length || refused ? undefined : (written: Row) => this.refuseOutOfOrder(values, written);
-    let answer = await this.attempt(() => this.run(sql, ordered));
+    let answer = await this.attempt(() => this.run(db, sql, ordered));
     // a stale snapshot: once more after locking the row, so the statement's snapshot is taken with the lock held
-    if (isStale(answer)) answer = await this.attempt(() => this.run(sql, ordered, lockedFirst(this.resource, user, id)));
+    if (isStale(answer)) answer = await this.attempt(() => this.run(db, sql, ordered, lockedFirst(this.resource, user, id)));
     if (typeof answer?.json === 'string') return answer.json;
-    return answer && this.refusedUpdate(values, errors, sent, JSON.parse(answer.diagnostics!) as UpdateDiagnostics);
+    return this.refusedUpdate(values, errors, sent, JSON.parse(answer!.diagnostics!) as UpdateDiagnostics);
+  }
+
+  /** The record as served, locked, when `user` may change it and `precondition` holds (else 404, 403, 412), for checks in the process. */
+  async lockServed(trx: Knex.Transaction, user: Principal, id: number, precondition: Precondition | undefined): Promise<Row> {
+    const sql = lockStatement(this.resource, user, id, precondition);
+    let answer = (await this.attempt(() => this.answer(trx, sql)))!;
+    // the lock is held now: the next statement's snapshot shows the version it locked
+    if (isStale(answer)) answer = (await this.attempt(() => this.answer(trx, sql)))!;
+    if (!refusedLocked(JSON.parse(answer.diagnostics!) as LockedDiagnostics)) throw new Error(`${this.resource.key} ${id}: stale with its row locked`);
+    return JSON.parse(answer.json!) as Row;
   }
 
   /**
    * The statement's answer, in its own transaction; `ordered` checks the written record before the
    * COMMIT (order rules compare the new values with the stored ones), `lock` runs first.
    */
-  private async run(sql: Fragment, ordered?: (written: Row) => void, lock?: Fragment): Promise<Answer | undefined> {
-    if (!ordered && !lock) return this.answer(this.db, sql);
-    return this.db.transaction(async (trx) => {
+  private async run(db: Db, sql: Fragment, ordered?: (written: Row) => void, lock?: Fragment): Promise<Answer | undefined> {
+    if (!ordered && !lock) return this.answer(db, sql);
+    return db.transaction(async (trx) => {
       if (lock) await prepared(trx, lock);
       const written = await this.answer(trx, sql);
       if (ordered && typeof written?.json === 'string') ordered(JSON.parse(written.json) as Row);
@@ -398,35 +411,29 @@ export class StatementWrites {
   }
 
   /**
-   * Throws the answer to an update the statement did not make, as the checks answer it: 404, 403,
-   * 412, then every field's errors (shape, references, states, order); undefined when the check
-   * path must answer (a stale snapshot, or a refusal the process cannot word).
+   * Throws the answer to an update the statement did not make, in the check path's order: 404, 403,
+   * 412, then every field's errors (shape, references, states, order).
    */
-  private refusedUpdate(values: Values, errors: FieldErrorCollector, sent: Values, d: UpdateDiagnostics): undefined {
-    if (!refusedLocked(d)) return undefined;
+  private refusedUpdate(values: Values, errors: FieldErrorCollector, sent: Values, d: UpdateDiagnostics): never {
+    if (!refusedLocked(d)) throw new Error(`${this.resource.key}: stale with its row locked`);
     const existing = d.existing!;
     const checked = errors.with(referenceErrors(this.resource, sent, d.references ?? {}, errors, existing));
     checkStates({ errors: checked, existing }, this.resource, values);
     for (const rule of this.orderRules) checkOrder({ errors: checked, existing }, this.resource, rule, values);
-    if (!checked.has()) return undefined;
+    // the SQL guards and these words are two forms of one rule: a refusal without words is a bug
+    if (!checked.has()) throw new Error(`${this.resource.key}: the statement refused an update its rules admit`);
     throw new ValidationError(checked.errors);
   }
 
-  /**
-   * Deletes record `id` in one statement, or throws its refusal (404, 403, 412, 409 naming what holds
-   * it); false when the check path must answer (its path, a stale snapshot, a refusal by the data).
-   */
-  async delete(user: Principal, id: number, precondition?: Precondition): Promise<boolean> {
-    if (joinedTransaction() || !takesStatement(this.path, user.isSuperuser)) return false;
+  /** Deletes record `id` through `db` in one statement, or throws its refusal (404, 403, 412, 409 naming what holds it). */
+  async delete(db: Db, user: Principal, id: number, precondition?: Precondition): Promise<void> {
     const sql = deleteStatement(this.resource, user, id, precondition);
     const label = `${this.resource.name} ${id}`;
-    let answer = await this.attempt(() => this.run(sql), label);
-    if (isStale(answer)) answer = await this.attempt(() => this.run(sql, undefined, lockedFirst(this.resource, user, id)), label);
-    if (answer === undefined) return false;
-    const d = JSON.parse(answer.diagnostics!) as LockedDiagnostics & { held?: StillReferenced };
-    if (!refusedLocked(d)) return false;
+    let answer = await this.attempt(() => this.run(db, sql), label);
+    if (isStale(answer)) answer = await this.attempt(() => this.run(db, sql, undefined, lockedFirst(this.resource, user, id)), label);
+    const d = JSON.parse(answer!.diagnostics!) as LockedDiagnostics & { held?: StillReferenced };
+    if (!refusedLocked(d)) throw new Error(`${this.resource.key} ${id}: stale with its row locked`);
     if (d.held) throw conflict(stillReferenced(this.resource, d.held));
-    return true;
   }
 
   /** Throws the order rules' errors for `values` over the record as written (checks.ts checkOrder): only they can refuse a written update. */
@@ -452,7 +459,7 @@ export class StatementWrites {
   }
 
   /** The statement's one row: the record's JSON, or its diagnostics. */
-  private async answer(db: Knex | Knex.Transaction, sql: Fragment): Promise<Answer | undefined> {
+  private async answer(db: Db, sql: Fragment): Promise<Answer | undefined> {
     return rowsOf(await prepared(db, sql))[0] as Answer | undefined;
   }
 
