@@ -74,6 +74,8 @@ export class ResourceService {
   readonly statements: StatementWrites;
   /** What the process checks around a non-superuser's statement, in its transaction: escalation (privileges.ts), access a record carries (grants.ts). */
   private readonly guards: { privileges: boolean; grants: boolean };
+  /** `noOverlap` rules: their scope records are locked before the statement, in its transaction. */
+  private readonly scoped: boolean;
   private readonly reads: ReadRouting;
   /** `fields=` and `expand=` of lists and details. */
   readonly shapes: RecordShapes;
@@ -97,6 +99,7 @@ export class ResourceService {
     this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
     this.statements = new StatementWrites(resource, registry.resources, listing.checksOnly);
     this.guards = { privileges: guardsRights(resource), grants: carriesAccess(registry.resources, resource) };
+    this.scoped = resource.rules.some((r) => r.kind === 'noOverlap');
     this.shapes = new RecordShapes(resource);
     this.view = resourceView(resource, this.filters, this.orderable);
   }
@@ -218,7 +221,7 @@ export class ResourceService {
    */
   async changeAll(trx: Knex.Transaction, user: Principal, rows: readonly Row[], values: Values): Promise<void> {
     const { privileges, grants } = this.guarded(user);
-    if (this.statements.path === 'statement' && !privileges && !grants && !this.credentials.some((name) => name in values)) return updateAll(trx, this.resource, user, rows, values);
+    if (this.statements.path === 'statement' && !privileges && !grants && !this.scoped && !this.credentials.some((name) => name in values)) return updateAll(trx, this.resource, user, rows, values);
     for (const row of rows) await this.write(user, { values, errors: new FieldErrorCollector() }, row, trx, 'update');
   }
 
@@ -257,9 +260,10 @@ export class ResourceService {
     const input = this.validate(body, 'create');
     if (this.statements.path === 'checks') return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!);
     const { privileges, grants } = this.guarded(user);
-    if (!privileges && !grants) return this.statements.create(this.db, user, input);
+    if (!privileges && !grants && !this.scoped) return this.statements.create(this.db, user, input);
     return this.transaction(async (trx) => {
       if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, undefined);
+      if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, undefined, input.values);
       const json = await this.statements.create(trx, user, input);
       if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, (JSON.parse(json) as Row).id as number, input.values, true);
       return json;
@@ -282,9 +286,10 @@ export class ResourceService {
     const { privileges, grants } = this.guarded(user);
     const input = this.validate(body, mode);
     const credentials = this.credentials.some((name) => name in input.values);
-    if (!privileges && !grants && !credentials) return this.statements.update(this.db, user, id, input, precondition);
+    if (!privileges && !grants && !credentials && !this.scoped) return this.statements.update(this.db, user, id, input, precondition);
     return this.transaction(async (trx) => {
       if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, await this.statements.lockServed(trx, user, id, precondition));
+      if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, id, input.values);
       const json = await this.statements.update(trx, user, id, input, precondition);
       if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, false);
       if (credentials) await endSessions(trx, id, user.sessionId);

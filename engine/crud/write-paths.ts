@@ -3,9 +3,9 @@
  * (write-statement.ts) checks in SQL what the check path checks with several queries: references,
  * their visibility and shared parents, tree cycles, changeability, state moves, `protect`. What
  * cannot be SQL runs in the process, in the statement's transaction (service.ts): `order` rules,
- * escalation checks (privileges.ts), the access a record carries (grants.ts), the sessions a new
- * password ends. Still on the check path: resources with hooks (declare/hooks.ts), which see the
- * engine's errors before the write, and rules that read the database (`noOverlap`).
+ * the lock of a `noOverlap` rule's scope, escalation checks (privileges.ts), the access a record
+ * carries (grants.ts), the sessions a new password ends. Still on the check path: resources with
+ * hooks (declare/hooks.ts), which see the engine's errors before the write.
  */
 import type { Resource } from '../registry/resource.js';
 
@@ -18,5 +18,5 @@ export type WritePath = 'statement' | 'checks';
 export function writePathOf(resource: Resource, all: readonly Resource[]): WritePath {
   // a table named like the statement's parts would be hidden from it
   const shadowed = all.some((r) => [r.table, ...r.manyToMany.map((m) => m.spec.table)].some((t) => t.startsWith(STATEMENT_PARTS)));
-  return resource.declaration.hooks || resource.rules.some((r) => r.kind !== 'order') || shadowed ? 'checks' : 'statement';
+  return resource.declaration.hooks || shadowed ? 'checks' : 'statement';
 }

@@ -19,12 +19,13 @@ import { actorSettings } from '../audit/actor.js';
 import { conflict, FieldErrorCollector, notFound, permissionDenied, preconditionFailed, ValidationError } from '../errors.js';
 import { referenceErrors, type ReferenceDiagnostics } from '../write/diagnostics.js';
 import type { RecordRule } from '../declare/index.js';
-import { findForeignKey, type Field, type ManyToManyRef, type Resource } from '../registry/resource.js';
+import { findField, findForeignKey, type Field, type ManyToManyRef, type Resource } from '../registry/resource.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
 import { buildSelectList, jsonRows, ROW, selectList } from '../storage/serialise.js';
 import { entityTagSql, type Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, joinFragments, q, TRUE, type Fragment } from '../storage/sql.js';
+import { overlaps, overlapSql, type Overlap } from '../write/no-overlap.js';
 import { stillReferenced, stillReferencedSql, type StillReferenced } from '../write/protect.js';
 import type { Validated, Values } from './body.js';
 import { checkOrder, checkStates, closesCycle, rowsOf, uniqueIds, type Row } from './checks.js';
@@ -149,6 +150,26 @@ function referenceDiagnostics(w: Write): ReferenceDiagnostic[] {
   return found;
 }
 
+/** Where a rule's diagnostic goes in the diagnostics object (no write name starts with `#`). */
+const ruleKey = (index: number): string => `#rule${index}`;
+
+/** A field's or key's value after the write, as SQL. */
+function nextValue(w: Write, name: string): string {
+  const fk = w.resource.foreignKeys.find((r) => r.writeName === name);
+  if (fk) return nextKey(w, fk);
+  const column = q(findField(w.resource, name)!.column!);
+  if (name in w.values) return `${V}.${column}`;
+  return w.update ? `${OLD}.${column}` : 'null';
+}
+
+/** The diagnostics of the rules that read other records (`noOverlap`), by ruleKey; none for a write refused already. */
+function ruleDiagnostics(w: Write): ReferenceDiagnostic[] {
+  if (w.refused) return [];
+  return w.resource.rules.flatMap((rule, i) =>
+    rule.kind === 'noOverlap' ? [{ writeName: ruleKey(i), sql: frag(overlapSql(w.resource, rule, (name) => nextValue(w, name), w.update ? `${OLD}.id` : 'null')) }] : [],
+  );
+}
+
 /** The diagnostics as one JSON object, `{}` when every rule holds. */
 function diagnosticsObject(diagnostics: readonly ReferenceDiagnostic[]): Fragment {
   const pairs = diagnostics.map((d) => frag(`?::text, ${d.sql.sql}`, [d.writeName, ...d.sql.bindings]));
@@ -212,7 +233,7 @@ const answered = (w: Write, parts: Fragment[], list: string): Fragment =>
 function createStatement(w: Write, list: string): Fragment {
   const table = q(w.resource.table);
   const columns = Object.keys(w.row).map(q);
-  const found = diagnosticsObject(referenceDiagnostics(w));
+  const found = diagnosticsObject([...referenceDiagnostics(w), ...ruleDiagnostics(w)]);
   const diagnostics = frag(`${DIAG} as (select ${found.sql}::text as d from ${V}, ${IN})`, found.bindings);
   const insert = frag(
     `${NEW} as (insert into ${table} (${columns.join(', ')}) select ${columns.map((c) => `${V}.${c}`).join(', ')} from ${V}, ${IN}, ${DIAG} where ${w.refused ? 'false' : `${DIAG}.d = '{}'`} returning *)`,
@@ -262,7 +283,7 @@ function lockedVerdict(resource: Resource, user: Principal, precondition: Precon
 function updateStatement(w: Write, id: number, list: string, precondition: Precondition | undefined): Fragment {
   const table = q(w.resource.table);
   const sets = [...Object.keys(w.row).map((c) => `${q(c)} = ${V}.${q(c)}`), 'modified = current_timestamp'];
-  const references = diagnosticsObject(referenceDiagnostics(w));
+  const references = diagnosticsObject([...referenceDiagnostics(w), ...ruleDiagnostics(w)]);
   const moves = joinFragments(moveGuards(w), 'and');
   const first = lockedVerdict(w.resource, w.user, precondition);
   // a refusal by the rules carries the record as served, against which the process words states and order as the checks do
@@ -363,8 +384,10 @@ export class StatementWrites {
     const answer = (await this.attempt(() => this.answer(db, createStatement(w, this.listOf(w)))))!;
     if (typeof answer.json === 'string') return answer.json;
     // every error at once, in the check path's order: shape, references, states and order
-    const found = referenceErrors(this.resource, sent, JSON.parse(answer.diagnostics!) as ReferenceDiagnostics, errors);
-    throw new ValidationError(errors.with(found, checked).errors);
+    const diagnostics = JSON.parse(answer.diagnostics!) as ReferenceDiagnostics;
+    const all = errors.with(referenceErrors(this.resource, sent, diagnostics, errors), checked);
+    this.checkRules(all, values, undefined, diagnostics, false);
+    this.refuse(all);
   }
 
   /**
@@ -402,12 +425,14 @@ export class StatementWrites {
    */
   private async run(db: Db, sql: Fragment, ordered?: (written: Row) => void, lock?: Fragment): Promise<Answer | undefined> {
     if (!ordered && !lock) return this.answer(db, sql);
-    return db.transaction(async (trx) => {
+    const steps = async (trx: Db) => {
       if (lock) await prepared(trx, lock);
       const written = await this.answer(trx, sql);
       if (ordered && typeof written?.json === 'string') ordered(JSON.parse(written.json) as Row);
       return written;
-    });
+    };
+    // inside a transaction already, which a refusal rolls back whole: no savepoint needed
+    return (db as Knex.Transaction).isTransaction ? steps(db) : db.transaction(steps);
   }
 
   /**
@@ -419,10 +444,43 @@ export class StatementWrites {
     const existing = d.existing!;
     const checked = errors.with(referenceErrors(this.resource, sent, d.references ?? {}, errors, existing));
     checkStates({ errors: checked, existing }, this.resource, values);
-    for (const rule of this.orderRules) checkOrder({ errors: checked, existing }, this.resource, rule, values);
-    // the SQL guards and these words are two forms of one rule: a refusal without words is a bug
-    if (!checked.has()) throw new Error(`${this.resource.key}: the statement refused an update its rules admit`);
-    throw new ValidationError(checked.errors);
+    this.checkRules(checked, values, existing, d.references ?? {}, true);
+    this.refuse(checked);
+  }
+
+  /**
+   * Files the rules' errors in declaration order: `order` compared in the process (`orders`: those
+   * too; a create compared them before its statement), `noOverlap` from its diagnostic, as the check
+   * path files them, only while nothing else is wrong.
+   */
+  private checkRules(errors: FieldErrorCollector, values: Values, existing: Row | undefined, found: ReferenceDiagnostics, orders: boolean): void {
+    const c = { errors, existing };
+    this.resource.rules.forEach((rule, i) => {
+      if (rule.kind === 'order') {
+        if (orders) checkOrder(c, this.resource, rule, values);
+      } else if (!errors.has() && found[ruleKey(i)]) errors.add(rule.start, overlaps(this.resource, rule, found[ruleKey(i)] as unknown as Overlap));
+    });
+  }
+
+  /** Throws `errors`: the SQL guards and their words are two forms of one rule, so a refusal without words is a bug. */
+  private refuse(errors: FieldErrorCollector): never {
+    if (!errors.has()) throw new Error(`${this.resource.key}: the statement refused a write its rules admit`);
+    throw new ValidationError(errors.errors);
+  }
+
+  /**
+   * Locks the scope record of each `noOverlap` rule, as it is after the write (an update's record
+   * locked first, so its scope cannot move meanwhile): writers of one scope take turns, and the
+   * statement that follows sees every period committed before it.
+   */
+  async lockScopes(trx: Knex.Transaction, user: Principal, id: number | undefined, values: Values): Promise<void> {
+    if (id !== undefined) await prepared(trx, lockedFirst(this.resource, user, id));
+    for (const rule of this.resource.rules) {
+      if (rule.kind !== 'noOverlap') continue;
+      const fk = findForeignKey(this.resource, rule.scope)!;
+      const scope = fk.writeName in values ? values[fk.writeName] : null;
+      await prepared(trx, frag(`select 1 from ${q(fk.target.table)} where id = coalesce(?::int, (select ${q(fk.column)} from ${q(this.resource.table)} where id = ?::int)) for update`, [scope, id ?? null]));
+    }
   }
 
   /** Deletes record `id` through `db` in one statement, or throws its refusal (404, 403, 412, 409 naming what holds it). */
