@@ -203,7 +203,8 @@ describe('round trips of a write', () => {
 
   describe('every resource whose writes take the statement (registry-driven, as a superuser)', () => {
     for (const resource of registry.resources) {
-      if (writePathOf(resource, registry.resources) === 'checks') continue;
+      // hooks read what they declare, around a dry run of the statement (resource-hooks.test.ts)
+      if (writePathOf(resource, registry.resources) === 'checks' || resource.declaration.hooks) continue;
       // a noOverlap rule's scope record is locked first (an update's own record before it), in the statement's transaction
       const scoped = resource.rules.some((r) => r.kind === 'noOverlap');
       const locks = (n: number) => (scoped ? ['BEGIN;', 'the actor', ...Array<string>(n).fill('a lock')] : []);

@@ -76,6 +76,8 @@ export class ResourceService {
   private readonly guards: { privileges: boolean; grants: boolean };
   /** `noOverlap` rules: their scope records are locked before the statement, in its transaction. */
   private readonly scoped: boolean;
+  /** Declared hooks: they see every error the statement would answer (a dry run of it) before the write. */
+  private readonly hooked: boolean;
   private readonly reads: ReadRouting;
   /** `fields=` and `expand=` of lists and details. */
   readonly shapes: RecordShapes;
@@ -100,6 +102,7 @@ export class ResourceService {
     this.statements = new StatementWrites(resource, registry.resources, listing.checksOnly);
     this.guards = { privileges: guardsRights(resource), grants: carriesAccess(registry.resources, resource) };
     this.scoped = resource.rules.some((r) => r.kind === 'noOverlap');
+    this.hooked = resource.declaration.hooks !== undefined;
     this.shapes = new RecordShapes(resource);
     this.view = resourceView(resource, this.filters, this.orderable);
   }
@@ -221,7 +224,7 @@ export class ResourceService {
    */
   async changeAll(trx: Knex.Transaction, user: Principal, rows: readonly Row[], values: Values): Promise<void> {
     const { privileges, grants } = this.guarded(user);
-    if (this.statements.path === 'statement' && !privileges && !grants && !this.scoped && !this.credentials.some((name) => name in values)) return updateAll(trx, this.resource, user, rows, values);
+    if (this.statements.path === 'statement' && !privileges && !grants && !this.scoped && !this.hooked && !this.credentials.some((name) => name in values)) return updateAll(trx, this.resource, user, rows, values);
     for (const row of rows) await this.write(user, { values, errors: new FieldErrorCollector() }, row, trx, 'update');
   }
 
@@ -260,14 +263,33 @@ export class ResourceService {
     const input = this.validate(body, 'create');
     if (this.statements.path === 'checks') return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!);
     const { privileges, grants } = this.guarded(user);
-    if (!privileges && !grants && !this.scoped) return this.statements.create(this.db, user, input);
+    if (!privileges && !grants && !this.scoped && !this.hooked) return this.statements.create(this.db, user, input);
     return this.transaction(async (trx) => {
       if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, undefined);
+      const hooks = await this.hooksBefore(trx, user, input, 'create');
       if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, undefined, input.values);
       const json = await this.statements.create(trx, user, input);
-      if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, (JSON.parse(json) as Row).id as number, input.values, true);
-      return json;
+      const id = (JSON.parse(json) as Row).id as number;
+      if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, true);
+      return this.hooksAfter(trx, hooks, id, json);
     });
+  }
+
+  /** A hooked write's hooks, validate and beforeWrite run on every error a dry run of the statement finds (404, 403, 412 answered before). */
+  private async hooksBefore(trx: Knex.Transaction, user: Principal, input: Validated, operation: Exclude<WriteOperation, 'delete'>, before?: Row): Promise<WriteHooks | undefined> {
+    if (!this.hooked) return undefined;
+    const errors = await this.statements.diagnose(trx, user, input, before);
+    const hooks = this.hooks({ trx, operation, principal: user, values: input.values, before, errors });
+    await hooks.validate();
+    await hooks.beforeWrite();
+    return hooks;
+  }
+
+  /** Runs afterWrite; the record as it is after the hook (which may have changed it). */
+  private async hooksAfter(trx: Knex.Transaction, hooks: WriteHooks | undefined, id: number, json: string): Promise<string> {
+    if (!hooks) return json;
+    await hooks.afterWrite(id);
+    return (await this.fetchJson(trx, id))!;
   }
 
   /**
@@ -286,14 +308,16 @@ export class ResourceService {
     const { privileges, grants } = this.guarded(user);
     const input = this.validate(body, mode);
     const credentials = this.credentials.some((name) => name in input.values);
-    if (!privileges && !grants && !credentials && !this.scoped) return this.statements.update(this.db, user, id, input, precondition);
+    if (!privileges && !grants && !credentials && !this.scoped && !this.hooked) return this.statements.update(this.db, user, id, input, precondition);
     return this.transaction(async (trx) => {
-      if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, await this.statements.lockServed(trx, user, id, precondition));
+      const existing = privileges || this.hooked ? await this.statements.lockServed(trx, user, id, precondition) : undefined;
+      if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, existing);
+      const hooks = await this.hooksBefore(trx, user, input, partial ? 'update' : 'replace', existing);
       if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, id, input.values);
       const json = await this.statements.update(trx, user, id, input, precondition);
       if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, false);
       if (credentials) await endSessions(trx, id, user.sessionId);
-      return json;
+      return this.hooksAfter(trx, hooks, id, json);
     });
   }
 
@@ -301,10 +325,19 @@ export class ResourceService {
   async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
     const label = `${this.resource.name} ${id}`;
     if (this.statements.path === 'checks') return this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id, precondition)]), label);
-    if (!this.guarded(user).privileges) return this.statements.delete(this.db, user, id, precondition);
+    const { privileges } = this.guarded(user);
+    if (!privileges && !this.hooked) return this.statements.delete(this.db, user, id, precondition);
     return this.transaction(async (trx) => {
-      await checkPrivileges(this.privileges(trx, user), this.resource, {}, await this.statements.lockServed(trx, user, id, precondition));
+      const before = await this.statements.lockServed(trx, user, id, precondition);
+      if (privileges) await checkPrivileges(this.privileges(trx, user), this.resource, {}, before);
+      if (!this.hooked) return this.statements.delete(trx, user, id, precondition);
+      // a protect key's 409 comes before the hooks, as every refusal the statement answers
+      await this.statements.delete(trx, user, id, precondition, true);
+      const hooks = this.hooks({ trx, operation: 'delete', principal: user, values: {}, before, errors: new FieldErrorCollector() });
+      await hooks.validate();
+      await hooks.beforeWrite();
       await this.statements.delete(trx, user, id, precondition);
+      await hooks.afterWrite(id);
     }, label);
   }
 

@@ -4,8 +4,8 @@
  * their visibility and shared parents, tree cycles, changeability, state moves, `protect`. What
  * cannot be SQL runs in the process, in the statement's transaction (service.ts): `order` rules,
  * the lock of a `noOverlap` rule's scope, escalation checks (privileges.ts), the access a record
- * carries (grants.ts), the sessions a new password ends. Still on the check path: resources with
- * hooks (declare/hooks.ts), which see the engine's errors before the write.
+ * carries (grants.ts), the sessions a new password ends, declared hooks (declare/hooks.ts), which
+ * see the errors of a dry run of the statement before it writes.
  */
 import type { Resource } from '../registry/resource.js';
 
@@ -18,5 +18,5 @@ export type WritePath = 'statement' | 'checks';
 export function writePathOf(resource: Resource, all: readonly Resource[]): WritePath {
   // a table named like the statement's parts would be hidden from it
   const shadowed = all.some((r) => [r.table, ...r.manyToMany.map((m) => m.spec.table)].some((t) => t.startsWith(STATEMENT_PARTS)));
-  return resource.declaration.hooks || shadowed ? 'checks' : 'statement';
+  return shadowed ? 'checks' : 'statement';
 }

@@ -76,6 +76,8 @@ interface Write {
   update: boolean;
   /** Refused already (by its shape, states or order): the statement only diagnoses its references. */
   refused: boolean;
+  /** Diagnosed only, nothing written: a declared hook sees every error before the write (service.ts). */
+  dryRun: boolean;
 }
 
 /** An id list as one parameter, so the statement's text is the same for any number of ids. */
@@ -236,7 +238,7 @@ function createStatement(w: Write, list: string): Fragment {
   const found = diagnosticsObject([...referenceDiagnostics(w), ...ruleDiagnostics(w)]);
   const diagnostics = frag(`${DIAG} as (select ${found.sql}::text as d from ${V}, ${IN})`, found.bindings);
   const insert = frag(
-    `${NEW} as (insert into ${table} (${columns.join(', ')}) select ${columns.map((c) => `${V}.${c}`).join(', ')} from ${V}, ${IN}, ${DIAG} where ${w.refused ? 'false' : `${DIAG}.d = '{}'`} returning *)`,
+    `${NEW} as (insert into ${table} (${columns.join(', ')}) select ${columns.map((c) => `${V}.${c}`).join(', ')} from ${V}, ${IN}, ${DIAG} where ${w.refused || w.dryRun ? 'false' : `${DIAG}.d = '{}'`} returning *)`,
   );
   return answered(w, [inputs(w, undefined), valuesRow(w.resource), diagnostics, insert, ...linkWrites(w), ...stateLog(w)], list);
 }
@@ -293,13 +295,13 @@ function updateStatement(w: Write, id: number, list: string, precondition: Preco
       `else '{}' end as d from (select 1) w_one left join ${OLD} on true cross join ${V} cross join ${IN} cross join lateral (select ${references.sql} as d) r)`,
     [...first.bindings, ...moves.bindings, ...references.bindings],
   );
-  const write = frag(`${NEW} as (update ${table} ${ROW} set ${sets.join(', ')} from ${OLD}, ${V}, ${IN}, ${DIAG} where ${ROW}.id = ${OLD}.id and ${DIAG}.d = '{}' returning ${ROW}.*)`);
+  const write = frag(`${NEW} as (update ${table} ${ROW} set ${sets.join(', ')} from ${OLD}, ${V}, ${IN}, ${DIAG} where ${ROW}.id = ${OLD}.id and ${DIAG}.d = '{}'${w.dryRun ? ' and false' : ''} returning ${ROW}.*)`);
   const parts = [inputs(w, id), locked(w.resource, w.user), valuesRow(w.resource), verdict, write, ...linkWrites(w), ...stateLog(w)];
   return answered(w, parts, list);
 }
 
 /** A delete of record `id`: answers its verdict, `{}` when it was deleted, `{"held": …}` when protecting keys still point at it. */
-function deleteStatement(resource: Resource, user: Principal, id: number, precondition: Precondition | undefined): Fragment {
+function deleteStatement(resource: Resource, user: Principal, id: number, precondition: Precondition | undefined, dryRun = false): Fragment {
   const first = lockedVerdict(resource, user, precondition);
   const held = stillReferencedSql(resource, `array[${OLD}.id]`) ?? 'null::json';
   const verdict = frag(
@@ -308,7 +310,7 @@ function deleteStatement(resource: Resource, user: Principal, id: number, precon
     first.bindings,
   );
   const table = q(resource.table);
-  const gone = frag(`${part('gone')} as (delete from ${table} ${ROW} using ${OLD}, ${DIAG} where ${ROW}.id = ${OLD}.id and ${DIAG}.d = '{}')`);
+  const gone = frag(`${part('gone')} as (delete from ${table} ${ROW} using ${OLD}, ${DIAG} where ${ROW}.id = ${OLD}.id and ${DIAG}.d = '{}'${dryRun ? ' and false' : ''})`);
   const actor = actorSettings('w_a');
   const input = frag(`${IN} as (select ?::int as w_id, ${actor.sql})`, [id, ...actor.bindings]);
   const parts = [input, locked(resource, user), verdict, gone];
@@ -409,6 +411,26 @@ export class StatementWrites {
     return this.refusedUpdate(values, errors, sent, JSON.parse(answer!.diagnostics!) as UpdateDiagnostics);
   }
 
+  /**
+   * Every error a write of `values` would meet (shape, references, states, rules), in the order a
+   * refusal names them, with nothing written: a declared hook sees them before the write. An
+   * update's record is `existing`, locked and answered (404, 403, 412) already.
+   */
+  async diagnose(trx: Knex.Transaction, user: Principal, { values, errors }: Validated, existing?: Row): Promise<FieldErrorCollector> {
+    const update = existing !== undefined;
+    const refused = errors.has();
+    const sent = refused ? Object.fromEntries(Object.entries(values).filter(([name]) => this.diagnosed.has(name) && !errors.has(name))) : values;
+    const w = await this.write(user, sent, update, refused, true);
+    const sql = update ? updateStatement(w, existing.id as number, this.listOf(w), undefined) : createStatement(w, this.listOf(w));
+    const answer = await this.attempt(() => this.answer(trx, sql));
+    const d = answer?.diagnostics ? (JSON.parse(answer.diagnostics) as UpdateDiagnostics & ReferenceDiagnostics) : {};
+    const found = (update ? d.references : d) ?? {};
+    const all = errors.with(referenceErrors(this.resource, sent, found as ReferenceDiagnostics, errors, existing));
+    checkStates({ errors: all, existing }, this.resource, values);
+    this.checkRules(all, values, existing, found as ReferenceDiagnostics, true);
+    return all;
+  }
+
   /** The record as served, locked, when `user` may change it and `precondition` holds (else 404, 403, 412), for checks in the process. */
   async lockServed(trx: Knex.Transaction, user: Principal, id: number, precondition: Precondition | undefined): Promise<Row> {
     const sql = lockStatement(this.resource, user, id, precondition);
@@ -483,9 +505,9 @@ export class StatementWrites {
     }
   }
 
-  /** Deletes record `id` through `db` in one statement, or throws its refusal (404, 403, 412, 409 naming what holds it). */
-  async delete(db: Db, user: Principal, id: number, precondition?: Precondition): Promise<void> {
-    const sql = deleteStatement(this.resource, user, id, precondition);
+  /** Deletes record `id` through `db` in one statement, or throws its refusal (404, 403, 412, 409 naming what holds it); `dryRun`: only the refusal. */
+  async delete(db: Db, user: Principal, id: number, precondition?: Precondition, dryRun = false): Promise<void> {
+    const sql = deleteStatement(this.resource, user, id, precondition, dryRun);
     const label = `${this.resource.name} ${id}`;
     let answer = await this.attempt(() => this.run(db, sql), label);
     if (isStale(answer)) answer = await this.attempt(() => this.run(db, sql, undefined, lockedFirst(this.resource, user, id)), label);
@@ -501,12 +523,12 @@ export class StatementWrites {
     c.errors.throwIfAny();
   }
 
-  private async write(user: Principal, values: Values, update: boolean, refused = false): Promise<Write> {
+  private async write(user: Principal, values: Values, update: boolean, refused = false, dryRun = false): Promise<Write> {
     const row = { ...(await rowValues(this.resource, values)), ...(update ? {} : { created_by: user.id }) };
     const links = this.resource.manyToMany
       .filter((m) => m.writeName in values)
       .map((m, i) => ({ m, ids: uniqueIds(values[m.writeName]).sort((a, b) => a - b), column: `w_l${i}` }));
-    return { resource: this.resource, user, values, row, links, update, refused };
+    return { resource: this.resource, user, values, row, links, update, refused, dryRun };
   }
 
   private listOf(w: Write): string {
