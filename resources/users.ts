@@ -1,5 +1,7 @@
 /** Users and groups (`/api/user`, `/api/customgroup`): who signs in, and which permissions they hold. */
-import { defineResource, field, m2m } from '../engine/declare/index.js';
+import { defineModule, defineResource, field, m2m } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'users', label: 'Users and groups', labelDe: 'Benutzer und Gruppen' });
 
 export const user = defineResource({
   module: 'users',

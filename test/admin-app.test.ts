@@ -97,9 +97,11 @@ describe('admin app (/app/) in headless Chromium', function () {
 
     await page.selectOption('#filter-state', 'pending');
     await applyFilters(page);
-    const states = await page.locator('#records tbody tr td:nth-child(3)').allInnerTexts();
+    // states by their declared names, the raw value on hover
+    const states = await page.locator('#records tbody tr td:nth-child(3) [data-raw]').evaluateAll((spans) => spans.map((s) => s.getAttribute('title')));
     expect(states.length).to.be.greaterThan(0);
     expect(new Set(states)).to.deep.equal(new Set(['pending']));
+    expect(new Set(await page.locator('#records tbody tr td:nth-child(3)').allInnerTexts())).to.deep.equal(new Set(['Pending']));
     expect(await rowTitles(page)).to.include(`${word} VPN drops`).and.not.include(`${word} printer jams`);
 
     await page.selectOption('#filter-state', '');
@@ -142,7 +144,10 @@ describe('admin app (/app/) in headless Chromium', function () {
     expect(await page.locator('button.move').allInnerTexts()).to.deep.equal(['Move to pending', 'Move to rejected']);
     await page.click('button.move[data-to=pending]');
     await page.locator('strong.state', { hasText: 'pending' }).waitFor();
-    const history = await page.locator('table.history tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)));
+    // states named, their raw values in `data-raw`
+    const history = await page
+      .locator('table.history tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].slice(0, 3).map((td) => td.querySelector('[data-raw]')?.getAttribute('data-raw') ?? td.textContent)));
     expect(history).to.deep.equal([
       ['—', 'new', String(user.id)],
       ['new', 'pending', String(user.id)],
