@@ -47,9 +47,9 @@ export function picker({ id, label, target, value, many, empty, canView }) {
   const fill = (found) => {
     const selected = new Set([...select.selectedOptions].map((o) => Number(o.value)).filter(Boolean));
     if (!select.options.length) for (const c of chosen) selected.add(c);
+    for (const r of found) names.set(r.id, r.name);
     const options = [...selected].map((i) => ({ id: i, name: names.get(i) ?? `#${i}` }));
     for (const r of found) if (!selected.has(r.id)) options.push(r);
-    for (const r of options) names.set(r.id, r.name);
     select.replaceChildren(
       ...(many || empty === undefined ? [] : [h('option', { value: '' }, empty)]),
       ...options.map((r) => h('option', { value: r.id, selected: selected.has(r.id) }, r.name)),
@@ -62,9 +62,10 @@ export function picker({ id, label, target, value, many, empty, canView }) {
     pending = setTimeout(async () => fill(await find(target, search.value.trim())), PAUSE_MS);
   });
   // chosen at once, named where the record came with them (a form sent before the rest arrive keeps them), then the first page of the target
+  const unnamed = chosen.filter((c) => !names.has(c));
   fill([]);
   void (async () => {
-    for (const r of await namesOf(target, chosen.filter((c) => !names.has(c)))) names.set(r.id, r.name);
+    for (const r of await namesOf(target, unnamed)) names.set(r.id, r.name);
     fill(await find(target, ''));
   })();
 
