@@ -9,6 +9,7 @@ export const user = defineResource({
   path: '/api/user',
   table: 'users',
   title: 'User',
+  titleDe: 'Benutzer',
   description: 'A person who signs in. Permissions come from groups; superusers hold all.',
   // credentials and permissions stay out of an agent's reach
   mcp: false,
@@ -38,6 +39,7 @@ export const customgroup = defineResource({
   path: '/api/customgroup',
   table: 'groups',
   title: 'Group',
+  titleDe: 'Gruppe',
   description: 'A group of users; its permissions are granted to every member.',
   mcp: false,
   fields: {
