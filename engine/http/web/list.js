@@ -145,9 +145,10 @@ export async function listScreen(meta, query, app) {
   const heading = [
     h('div', { class: 'heading' }, h('h1', { tabindex: -1 }, shortTitle(meta)), app.can(meta.key, 'add') ? h('a', { id: 'new-record', class: 'button', href: `#/r/${meta.key}/new` }, t('newRecord', { title: titleInSentence(meta) })) : null),
     h('p', { class: 'description' }, meta.description),
-    filterForm(meta, query, app),
   ];
-  if (res.status !== 200) return [...heading, h('p', { class: 'error', role: 'alert' }, errorText(res.data))];
+  // on a wide screen the filters are a column beside the results, so they never push them down
+  const layout = (...results) => h('div', { class: 'list-layout' }, filterForm(meta, query, app), h('div', { class: 'list-results' }, results));
+  if (res.status !== 200) return [...heading, layout(h('p', { class: 'error', role: 'alert' }, errorText(res.data)))];
   const table = recordsTable(meta, meta.listColumns, res.data, app, { id: 'records', caption: t('records', { title: shortTitle(meta) }), headerOf: (c) => header(meta, c, query, app) });
-  return [...heading, table, pager(meta, query, res, res.data.length, app)];
+  return [...heading, layout(table, pager(meta, query, res, res.data.length, app))];
 }
