@@ -1,8 +1,10 @@
 /**
  * What the admin app (`/app/`) needs to draw every resource, rendered once at boot from each
- * resource's view (describe/view.ts): modules, resources, fields with their declarations,
- * relations with their targets, list columns, filters as controls, search, states. The app holds no code of its
- * own for any resource, so a new declaration appears there as it is.
+ * resource's view (describe/view.ts): modules, resources, fields with their declarations and
+ * their labels and value names in English and German, relations with their targets, the foreign
+ * keys of other resources pointing at each one, list columns, filters as controls, search,
+ * states. The app holds no code of its own for any resource, so a new declaration appears there
+ * as it is.
  */
 import type { FieldSpec } from '../declare/index.js';
 import type { ResourceService } from '../crud/service.js';
