@@ -47,6 +47,24 @@ describe('admin app (/app/)', () => {
   });
 });
 
+describe('admin app dashboard counts (/app/summary.json)', () => {
+  it('counts, per resource the user may view and per state, the records their lists show; signed out, 401', async () => {
+    const { admin } = suite();
+    expect((await admin.as(null).get('/app/summary.json')).status).to.equal(401);
+    const user = await makeUser({ permissions: ['issues.view_tracker'] });
+    await created(admin, '/api/issue/tracker', { title: unique('Seen tracker'), visibility: 'normal' });
+    await created(admin, '/api/issue/tracker', { title: unique('Hidden tracker'), visibility: 'confidential' });
+    const res = await user.client.get('/app/summary.json');
+    expect(res.status).to.equal(200);
+    expect(Object.keys(res.body)).to.deep.equal(['issue/tracker']);
+    const listed = async (query: string) => Number((await user.client.get(`/api/issue/tracker?limit=1&count=true${query}`)).headers.get('x-total-count'));
+    const { total, states } = res.body['issue/tracker'];
+    expect(total).to.equal(await listed(''));
+    expect(total).to.be.below(Number((await admin.get('/api/issue/tracker?limit=1&count=true')).headers.get('x-total-count')));
+    for (const [state, n] of Object.entries(states)) expect(n, state).to.equal(await listed(`&state=${state}`));
+  });
+});
+
 describe('admin app (/app/) in headless Chromium', function () {
   this.timeout(90_000);
   let browser: Browser;
