@@ -1,5 +1,7 @@
 /** Bot module (AI assistant): language models, chat spaces, chats, chat entries and context checks. */
-import { archivedField, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'bot', label: 'AI assistant', labelDe: 'KI-Assistent' });
 
 export const aimodel = defineResource({
   module: 'bot',

@@ -1,5 +1,7 @@
 /** Businesscontext module ("Kontext", ISO 9001 §4): interested parties and the internal and external issues of the organisation. */
-import { archivedField, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'businesscontext', label: 'Business context', labelDe: 'Kontext' });
 
 export const interestedparty = defineResource({
   module: 'businesscontext',

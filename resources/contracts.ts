@@ -1,13 +1,16 @@
 /** Contracts module: contracts filed in folders, their partners, lookups, value flows and partner evaluations. */
-import { archivedField, catalogueFields, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
 
 const CURRENCIES = ['CHF', 'EUR', 'USD'] as const;
+
+export const moduleLabel = defineModule({ name: 'contracts', label: 'Contracts', labelDe: 'Verträge' });
 
 export const folder = defineResource({
   module: 'contracts',
   name: 'folder',
   table: 'contracts_folder',
   title: 'Contract folder (Vertragsordner)',
+  titleDe: 'Vertragsordner',
   description: 'A folder tree organising contracts; protected folders are visible to their admins, team and creator only.',
   fields: {
     title: titleField('Name of the folder.'),
@@ -38,6 +41,7 @@ export const partner = defineResource({
   name: 'partner',
   table: 'contracts_partner',
   title: 'Contract partner (Vertragspartner)',
+  titleDe: 'Vertragspartner',
   description: 'The counterparty of contracts: an organisation or a person.',
   fields: {
     name: titleField('Name of the organisation or person.'),
@@ -56,6 +60,7 @@ export const type = defineResource({
   name: 'type',
   table: 'contracts_type',
   title: 'Contract type (Vertragsart)',
+  titleDe: 'Vertragsart',
   description: 'A kind of contract, e.g. service, lease or licence.',
   fields: catalogueFields({
     title: 'Name of the contract type.',
@@ -69,6 +74,7 @@ export const periodicity = defineResource({
   name: 'periodicity',
   table: 'contracts_periodicity',
   title: 'Payment periodicity (Zahlungsperiodizität)',
+  titleDe: 'Zahlungsperiodizität',
   description: 'How often a payment recurs: monthly, quarterly, half-yearly, yearly or once.',
   fields: {
     title: titleField('Name, e.g. `quarterly`.'),
@@ -82,6 +88,7 @@ export const contract = defineResource({
   name: 'contract',
   table: 'contracts_contract',
   title: 'Contract (Vertrag)',
+  titleDe: 'Vertrag',
   description: 'A contract with a partner, its term, notice rules and value, filed in a folder.',
   fields: {
     title: titleField('Name of the contract.'),
@@ -134,6 +141,7 @@ export const evaluation = defineResource({
   name: 'evaluation',
   table: 'contracts_evaluation',
   title: 'Partner evaluation (Lieferantenbewertung)',
+  titleDe: 'Lieferantenbewertung',
   description: 'A rating of a contract partner, e.g. a yearly supplier evaluation.',
   fields: {
     date: field.date({ required: true, description: 'Day of the evaluation.' }),
@@ -154,6 +162,7 @@ export const valueflow = defineResource({
   name: 'valueflow',
   table: 'contracts_valueflow',
   title: 'Value flow (Wertfluss)',
+  titleDe: 'Wertfluss',
   description: 'A payment stream of a contract: incoming or outgoing, once or recurring.',
   fields: {
     direction: field.enum({ values: ['in', 'out'], required: true, description: 'in: money received; out: money paid.' }),

@@ -1,12 +1,15 @@
 /** DMS module (document management): a folder tree, document types, and documents with an approval workflow. */
-import { archivedField, catalogueFields, defineBatch, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineBatch, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
 import { orgunitMember } from './organisation.js';
+
+export const moduleLabel = defineModule({ name: 'dms', label: 'Documents', labelDe: 'Dokumente' });
 
 export const folder = defineResource({
   module: 'dms',
   name: 'folder',
   table: 'dms_folder',
   title: 'Folder (Ordner)',
+  titleDe: 'Ordner',
   description:
     'A folder of the document tree; it carries default roles for its documents and decides who sees them. ' +
     'Changing or deleting a folder needs being one of its admins or its creator.',
@@ -55,6 +58,7 @@ export const documenttype = defineResource({
   name: 'documenttype',
   table: 'dms_documenttype',
   title: 'Document type (Dokumenttyp)',
+  titleDe: 'Dokumenttyp',
   description: 'A kind of document, e.g. work instruction or form, used to classify and filter documents.',
   fields: catalogueFields({
     title: 'Name of the document type.',
@@ -68,6 +72,7 @@ export const document = defineResource({
   name: 'document',
   table: 'dms_document',
   title: 'Document (Dokument)',
+  titleDe: 'Dokument',
   description:
     'A managed document in a folder, moving through the review and approval workflow. Visible to who sees its folder; ' +
     "in a protected folder, changed only by the folder's admins and creator and the document's owner and creator.",

@@ -1,6 +1,8 @@
 /** Forms module (Formulare): folders, templates with sections, questions and choices, and filled-in forms. */
-import { archivedField, defineResource, descriptionField, field, fk, m2m, positionField, titleField, type HookContext, type RecordReader } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField, type HookContext, type RecordReader } from '../engine/declare/index.js';
 import { isCalendarDate } from '../engine/fields/values.js';
+
+export const moduleLabel = defineModule({ name: 'forms', label: 'Forms', labelDe: 'Formulare' });
 
 export const folder = defineResource({
   module: 'forms',
@@ -55,6 +57,7 @@ export const template = defineResource({
   name: 'template',
   table: 'forms_template',
   title: 'Form template (Formularvorlage)',
+  titleDe: 'Formularvorlage',
   description:
     'The design of a form: its mode, settings, sections and questions. Visible to who sees its folder; outside public folders ' +
     "changed only by the folder's admins and creator and the template's creator, who are its admins.",
@@ -246,6 +249,7 @@ export const form = defineResource({
   name: 'form',
   table: 'forms_form',
   title: 'Filled-in form (Formular)',
+  titleDe: 'Formular',
   description: 'A form filled in from a template: its answers and where it stands. Visible to who sees the template.',
   fields: {
     answers: field.json({ schema: ANSWERS_SCHEMA, default: {}, description: "Answers keyed by ids of the template's questions: a string, a number, a date `YYYY-MM-DD`, or the id of one of the question's choices (a list of ids when the question allows several). Required questions must be answered unless the form is a draft." }),

@@ -1,5 +1,7 @@
 /** Glossar module (glossary): terms and their definitions. */
-import { archivedField, defineResource, field, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, field, titleField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'glossar', label: 'Glossary', labelDe: 'Glossar' });
 
 export const entry = defineResource({
   module: 'glossar',

@@ -1,5 +1,7 @@
 /** IMS module (integrated management systems): management systems, asset categories and assets (aspects). */
-import { archivedField, catalogueFields, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'ims', label: 'Management systems', labelDe: 'Managementsysteme' });
 
 export const system = defineResource({
   module: 'ims',
@@ -25,6 +27,7 @@ export const assetcategory = defineResource({
   name: 'assetcategory',
   table: 'ims_assetcategory',
   title: 'Asset category (Aspektkategorie)',
+  titleDe: 'Aspektkategorie',
   description: 'A category of assets (aspects) within one management system.',
   fields: {
     title: titleField('Name of the category.'),
@@ -41,6 +44,7 @@ export const asset = defineResource({
   name: 'asset',
   table: 'ims_asset',
   title: 'Asset (Aspekt)',
+  titleDe: 'Aspekt',
   description: 'An asset or aspect of a management system (e.g. a machine, an IT system, an environmental aspect).',
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Inventory or reference number.' }),

@@ -1,5 +1,7 @@
 /** KPI module (Kennzahlen): key performance indicators, their folders and measurements. */
-import { archivedField, defineResource, descriptionField, field, fk, m2m, titleField, trafficLightField, visibilityField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, trafficLightField, visibilityField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'kpi', label: 'Key figures', labelDe: 'Kennzahlen' });
 
 export const folder = defineResource({
   module: 'kpi',
@@ -27,6 +29,7 @@ export const kpi = defineResource({
   name: 'kpi',
   table: 'kpi_kpi',
   title: 'KPI (Kennzahl)',
+  titleDe: 'Kennzahl',
   description:
     'A key performance indicator with a unit, a target value and the direction in which it improves. Visible to who sees its folder ' +
     "(to all without one); in a protected folder changed only by the folder's admins and creator and the KPI's owner and creator.",
@@ -73,6 +76,7 @@ export const measurement = defineResource({
   name: 'measurement',
   table: 'kpi_measurement',
   title: 'Measurement (Messung)',
+  titleDe: 'Messung',
   description: 'One measured value of a KPI on a date; seen and changed by who may see and change the KPI.',
   fields: {
     date: field.date({ required: true, description: 'Date the value was measured.' }),

@@ -1,11 +1,14 @@
 /** Measuringtool module ("Prüfmittel"): test and measuring equipment and its calibration schedule. */
-import { archivedField, defineResource, descriptionField, field, fk, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, descriptionField, field, fk, titleField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'measuringtool', label: 'Measuring tools', labelDe: 'Prüfmittel' });
 
 export const measuringtool = defineResource({
   module: 'measuringtool',
   name: 'measuringtool',
   table: 'measuringtool_measuringtool',
   title: 'Measuring tool (Prüfmittel)',
+  titleDe: 'Prüfmittel',
   description: 'A piece of test or measuring equipment that must be calibrated at regular intervals.',
   fields: {
     title: titleField('Name of the tool.'),
@@ -20,7 +23,7 @@ export const measuringtool = defineResource({
     archived: archivedField('Archived (retired) tools are kept but hidden from daily work.'),
   },
   relations: {
-    responsible: fk('user', { onDelete: 'set null', description: 'User responsible for the tool and its calibration.' }),
+    responsible: fk('user', { onDelete: 'set null', assignee: true, description: 'User responsible for the tool and its calibration.' }),
   },
   rules: [{ kind: 'order', earlier: 'last_calibration', later: 'next_calibration' }],
 });

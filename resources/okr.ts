@@ -1,5 +1,5 @@
 /** OKR module (Kompass): objective systems, their periods, objectives, key results and progress updates. */
-import { defineResource, descriptionField, field, fk, m2m, positionField, titleField, trafficLightField, visibilityField } from '../engine/declare/index.js';
+import { defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField, trafficLightField, visibilityField } from '../engine/declare/index.js';
 
 // The lifecycle objectives and key results share.
 const goalState = () =>
@@ -15,11 +15,14 @@ const goalState = () =>
     description: 'draft → released → in_progress → completed; cancelled from any open state. completed and cancelled are final.',
   });
 
+export const moduleLabel = defineModule({ name: 'okr', label: 'Objectives (OKR)', labelDe: 'Kompass (OKR)' });
+
 export const system = defineResource({
   module: 'okr',
   name: 'system',
   table: 'okr_system',
   title: 'Objective system (Zielsystem)',
+  titleDe: 'Zielsystem',
   description:
     'A system of objectives (OKR or management review) with its vision, mission and strategy. ' +
     'Changing or deleting it needs being one of its owners or its creator.',
@@ -50,6 +53,7 @@ export const period = defineResource({
   name: 'period',
   table: 'okr_period',
   title: 'Period (Periode)',
+  titleDe: 'Periode',
   description: 'A time span of a system in which objectives are pursued; visible to who sees the system.',
   fields: {
     title: titleField('Name of the period, e.g. `2027 Q1`.'),
@@ -76,6 +80,7 @@ export const objective = defineResource({
   name: 'objective',
   table: 'okr_objective',
   title: 'Objective (Ziel)',
+  titleDe: 'Ziel',
   description: 'A qualitative goal of a period, measured by its key results; visible to who sees the period.',
   fields: {
     title: titleField('The objective in one sentence.'),
@@ -97,6 +102,7 @@ export const result = defineResource({
   name: 'result',
   table: 'okr_result',
   title: 'Key result (Schlüsselergebnis)',
+  titleDe: 'Schlüsselergebnis',
   description: 'A measurable result that shows progress towards an objective; visible to who sees the objective.',
   fields: {
     title: titleField('The key result in one sentence.'),

@@ -1,5 +1,7 @@
 /** Organisation module: employees, the units and functions they work in, their employment terms and skills. */
-import { archivedField, catalogueFields, defineResource, descriptionField, field, fk, m2m, titleField, type AccessRule } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, type AccessRule } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'organisation', label: 'Organisation', labelDe: 'Organisation' });
 
 export const mitarbeitende = defineResource({
   module: 'organisation',
@@ -7,6 +9,7 @@ export const mitarbeitende = defineResource({
   table: 'organisation_mitarbeitende',
   deprecatedPaths: ['/api/mitarbeitende'],
   title: 'Employee (Mitarbeitende)',
+  titleDe: 'Mitarbeitende',
   description: 'A person employed by or working for the organisation.',
   fields: {
     vorname: field.string({ maxLength: 100, required: true, search: true, description: 'Given name (Vorname).' }),
@@ -36,6 +39,7 @@ export const orgunit = defineResource({
   name: 'orgunit',
   table: 'organisation_orgunit',
   title: 'Organisational unit (Organisationseinheit)',
+  titleDe: 'Organisationseinheit',
   description: 'A department, team or other unit of the organisation chart, organised as a tree.',
   fields: {
     title: titleField('Name of the unit.'),
@@ -72,6 +76,7 @@ export const funktionen = defineResource({
   name: 'funktionen',
   table: 'organisation_funktionen',
   title: 'Function (Funktion)',
+  titleDe: 'Funktion',
   description: 'A role such as quality manager that employees hold; used as responsible, reviewing or approving role across modules.',
   fields: {
     abbreviation: field.string({ maxLength: 20, allowBlank: true, search: true, description: 'Short form, e.g. `QMB`.' }),
@@ -88,6 +93,7 @@ export const membership = defineResource({
   name: 'membership',
   table: 'organisation_membership',
   title: 'Membership (Mitgliedschaft)',
+  titleDe: 'Mitgliedschaft',
   description: 'An employee belonging to an organisational unit for a period, optionally in a function.',
   fields: {
     start: field.date({ description: 'First day of the membership.' }),
@@ -112,6 +118,7 @@ export const salary = defineResource({
   table: 'organisation_salary',
   deprecatedPaths: ['/api/salary'],
   title: 'Employment terms (Anstellungsverhältnis)',
+  titleDe: 'Anstellungsverhältnis',
   description: 'The terms of an employment relationship for a period: degree, target hours, vacation and salary.',
   // pay is personal: not for agents
   mcp: false,
@@ -149,6 +156,7 @@ export const skillCategory = defineResource({
   name: 'skill-category',
   table: 'organisation_skill_category',
   title: 'Skill category (Skill-Kategorie)',
+  titleDe: 'Skill-Kategorie',
   description: 'A group of related skills.',
   fields: catalogueFields({
     title: 'Name of the category.',

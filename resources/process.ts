@@ -1,11 +1,14 @@
 /** Process module (Prozesse): documented processes and their building blocks. */
-import { archivedField, catalogueFields, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'process', label: 'Processes', labelDe: 'Prozesse' });
 
 export const periodizitaet = defineResource({
   module: 'process',
   name: 'periodizitaet',
   table: 'process_periodizitaet',
   title: 'Periodicity (Periodizität)',
+  titleDe: 'Periodizität',
   description: 'A recurrence interval (monthly, quarterly, yearly, on demand, …) shared by processes, steps and KPIs.',
   fields: {
     title: titleField('Name of the periodicity, e.g. `quarterly`.'),
@@ -36,6 +39,7 @@ export const hilfsmittelart = defineResource({
   name: 'hilfsmittelart',
   table: 'process_hilfsmittelart',
   title: 'Tool type (Hilfsmittelart)',
+  titleDe: 'Hilfsmittelart',
   description: 'A kind of tool or aid, e.g. software, machine, template.',
   fields: catalogueFields({
     title: 'Name of the tool type.',
@@ -49,6 +53,7 @@ export const hilfsmittel = defineResource({
   name: 'hilfsmittel',
   table: 'process_hilfsmittel',
   title: 'Tool (Hilfsmittel)',
+  titleDe: 'Hilfsmittel',
   description: 'A tool or aid (software, machine, form, …) used in processes and process steps.',
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Inventory or reference number of the tool.' }),
@@ -68,6 +73,7 @@ export const process = defineResource({
   name: 'process',
   table: 'process_process',
   title: 'Process (Prozess)',
+  titleDe: 'Prozess',
   description: 'A documented business process, organised as a tree.',
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Process number, e.g. `2.1`.' }),
@@ -107,6 +113,7 @@ export const processsteps = defineResource({
   name: 'processsteps',
   table: 'process_processsteps',
   title: 'Process step (Prozessschritt)',
+  titleDe: 'Prozessschritt',
   description: 'One step of a process, in the order given by `order`.',
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Step number, e.g. `2.1.3`.' }),
@@ -119,7 +126,7 @@ export const processsteps = defineResource({
   relations: {
     process: fk('process/process', { required: true, onDelete: 'cascade', description: 'Process the step is part of; deleting the process deletes its steps.' }),
     responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: 'Function (Funktion) responsible for the step (R in RACI).' }),
-    responsible_user: fk('user', { onDelete: 'set null', description: 'User responsible for carrying out the step.' }),
+    responsible_user: fk('user', { onDelete: 'set null', assignee: true, description: 'User responsible for carrying out the step.' }),
     periodicity: fk('process/periodizitaet', { onDelete: 'set null', description: 'How often the step is carried out (Periodizität).' }),
     tools: m2m('process/hilfsmittel', { writeName: 'tool_ids', sourceColumn: 'processstep_id', description: 'Tools (Hilfsmittel) used in the step.' }),
     labels: m2m('process/label', { writeName: 'label_ids', sourceColumn: 'processstep_id', description: 'Shared labels of the step.' }),

@@ -1,13 +1,16 @@
 /** Projects module: projects with their phases, milestones and tasks (time-budget lines). */
-import { defineResource, descriptionField, field, fk, m2m, titleField, trafficLightField } from '../engine/declare/index.js';
+import { defineModule, defineResource, descriptionField, field, fk, m2m, titleField, trafficLightField } from '../engine/declare/index.js';
 
 const RATING_DESCRIPTION = 'Traffic-light rating: green (on track), orange (at risk) or red (off track).';
+
+export const moduleLabel = defineModule({ name: 'projects', label: 'Projects', labelDe: 'Projekte' });
 
 export const project = defineResource({
   module: 'projects',
   name: 'project',
   table: 'projects_project',
   title: 'Project (Projekt)',
+  titleDe: 'Projekt',
   description:
     'A project from planning through approval to its end, organised as a tree of sub-projects. ' +
     'Changing or deleting it needs being its lead, one of its admins or its creator.',
@@ -72,6 +75,7 @@ export const phase = defineResource({
   name: 'phase',
   table: 'projects_phase',
   title: 'Phase (Projektphase)',
+  titleDe: 'Projektphase',
   description: 'A period of a project, shown as a bar in the Gantt chart; visible to who sees the project.',
   fields: {
     title: titleField('Name of the phase.'),
@@ -94,6 +98,7 @@ export const milestone = defineResource({
   name: 'milestone',
   table: 'projects_milestone',
   title: 'Milestone (Meilenstein)',
+  titleDe: 'Meilenstein',
   description: 'A point in time of a project that marks an important result; visible to who sees the project.',
   fields: {
     title: titleField('Name of the milestone.'),
@@ -115,6 +120,7 @@ export const task = defineResource({
   name: 'task',
   table: 'projects_task',
   title: 'Task (Kostenstelle)',
+  titleDe: 'Kostenstelle',
   description: 'A work package of a project with its own time budget; time is booked against tasks. Visible as `visible_to_all` says.',
   fields: {
     title: titleField('Name of the task.'),

@@ -1,5 +1,7 @@
 /** Resources module: bookable resources (rooms, vehicles, equipment) and their allocations. */
-import { archivedField, defineResource, descriptionField, field, fk, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, descriptionField, field, fk, titleField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'resources', label: 'Bookable resources', labelDe: 'Ressourcen' });
 
 export const resources = defineResource({
   module: 'resources',
@@ -20,7 +22,7 @@ export const resources = defineResource({
     archived: archivedField('Archived resources can no longer be booked but are kept.'),
   },
   relations: {
-    responsible: fk('user', { onDelete: 'set null', description: 'User responsible for the resource.' }),
+    responsible: fk('user', { onDelete: 'set null', assignee: true, description: 'User responsible for the resource.' }),
   },
 });
 

@@ -1,5 +1,7 @@
 /** Standards module: norms (e.g. ISO 9001), their categories and their chapters with compliance ratings. */
-import { archivedField, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'standards', label: 'Standards', labelDe: 'Normen' });
 
 export const category = defineResource({
   module: 'standards',

@@ -1,5 +1,7 @@
 /** Stream module ("News & Events"): news channels, their posts, events and event participants. */
-import { archivedField, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'stream', label: 'News & events', labelDe: 'News & Events' });
 
 export const stream = defineResource({
   module: 'stream',

@@ -1,11 +1,14 @@
 /** SWOT module ("IKS", internal control system): estimates of strengths, weaknesses, opportunities and threats, measures and their controls. */
-import { defineResource, descriptionField, field, fk, m2m, titleField } from '../engine/declare/index.js';
+import { defineModule, defineResource, descriptionField, field, fk, m2m, titleField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'swot', label: 'Internal control (SWOT)', labelDe: 'IKS (SWOT)' });
 
 export const estimate = defineResource({
   module: 'swot',
   name: 'estimate',
   table: 'swot_estimate',
   title: 'Estimate (Einschätzung)',
+  titleDe: 'Einschätzung',
   description: 'A rated strength, weakness, opportunity or threat (risk); score = probability × impact (1–25).',
   fields: {
     kind: field.enum({
@@ -53,6 +56,7 @@ export const measure = defineResource({
   name: 'measure',
   table: 'swot_measure',
   title: 'Measure (Massnahme)',
+  titleDe: 'Massnahme',
   description: 'An action taken on an estimate or another object, possibly recurring, checked by controls.',
   fields: {
     title: titleField('Name of the measure.'),
@@ -76,7 +80,7 @@ export const measure = defineResource({
   },
   relations: {
     estimate: fk('swot/estimate', { onDelete: 'set null', description: 'Estimate the measure addresses.' }),
-    responsible_person: fk('user', { onDelete: 'set null', description: 'User responsible for carrying out the measure.' }),
+    responsible_person: fk('user', { onDelete: 'set null', assignee: true, description: 'User responsible for carrying out the measure.' }),
     controlling_person: fk('user', { onDelete: 'set null', description: 'User who controls the measure.' }),
     responsible_function: fk('organisation/funktionen', { onDelete: 'set null', description: 'Function (Funktion, role) responsible for carrying out the measure.' }),
     controlling_function: fk('organisation/funktionen', { onDelete: 'set null', description: 'Function (Funktion, role) that controls the measure.' }),
@@ -88,6 +92,7 @@ export const control = defineResource({
   name: 'control',
   table: 'swot_control',
   title: 'Control (Kontrolle)',
+  titleDe: 'Kontrolle',
   description: 'A check that a measure was carried out, with its outcome.',
   fields: {
     date: field.date({ required: true, description: 'Day the control was carried out.' }),

@@ -1,5 +1,7 @@
 /** Teams module: spaces with kanban boards (lists, cards, labels) and meetings with agenda items. */
-import { archivedField, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'teams', label: 'Teams', labelDe: 'Teams' });
 
 export const space = defineResource({
   module: 'teams',
@@ -144,6 +146,7 @@ export const meeting = defineResource({
   name: 'meeting',
   table: 'teams_meeting',
   title: 'Meeting (Sitzung)',
+  titleDe: 'Sitzung',
   description: 'A meeting of a space with an agenda of items; items are fixed once it is closed.',
   fields: {
     title: titleField('Name of the meeting.'),
@@ -174,6 +177,7 @@ export const meetingitem = defineResource({
   name: 'meetingitem',
   table: 'teams_meetingitem',
   title: 'Meeting item (Traktandum)',
+  titleDe: 'Traktandum',
   description: 'An agenda item of a meeting with its discussion result and decision; items can have sub-items.',
   fields: {
     title: titleField('Topic of the item.'),

@@ -1,11 +1,14 @@
 /** Timetracker module: recorded work times, absences and the monthly closing of each employee. */
-import { defineResource, descriptionField, field, fk } from '../engine/declare/index.js';
+import { defineModule, defineResource, descriptionField, field, fk } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'timetracker', label: 'Time tracking', labelDe: 'Zeiterfassung' });
 
 export const worktime = defineResource({
   module: 'timetracker',
   name: 'worktime',
   table: 'timetracker_worktime',
   title: 'Work time (Arbeitszeit)',
+  titleDe: 'Arbeitszeit',
   description: 'Time an employee worked on one day, given as start and end time or as hours, optionally booked on a project task.',
   fields: {
     date: field.date({ required: true, description: 'Day the work was done.' }),
@@ -31,6 +34,7 @@ export const absence = defineResource({
   name: 'absence',
   table: 'timetracker_absence',
   title: 'Absence (Abwesenheit)',
+  titleDe: 'Abwesenheit',
   description: 'A period an employee is away (vacation, sickness, …), requested and then approved or rejected.',
   fields: {
     type: field.enum({
@@ -72,6 +76,7 @@ export const monthlyclosing = defineResource({
   table: 'timetracker_monthlyclosing',
   deprecatedPaths: ['/api/monthlyclosing'],
   title: 'Monthly closing (Monatsabschluss)',
+  titleDe: 'Monatsabschluss',
   description: "The balances of one employee's month; closing it locks the month's entries and is irreversible.",
   fields: {
     year: field.integer({ required: true, minimum: 2000, maximum: 2100, description: 'Year of the closed month.' }),

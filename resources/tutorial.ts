@@ -1,5 +1,5 @@
 /** Tutorial module ("Wissen", knowledge): folders of courses, their lessons and sections, and learners' progress. */
-import { defineResource, descriptionField, field, fk, m2m, positionField, titleField, visibilityField } from '../engine/declare/index.js';
+import { defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField, visibilityField } from '../engine/declare/index.js';
 
 // Approval workflow shared by folders, courses and lessons (catalogue: draft, in review, approved, expired, archived).
 const approvalState = () =>
@@ -16,6 +16,8 @@ const approvalState = () =>
     },
     description: 'Approval workflow: draft, review (in review), approved, expired, archived.',
   });
+
+export const moduleLabel = defineModule({ name: 'tutorial', label: 'Knowledge', labelDe: 'Wissen' });
 
 export const folder = defineResource({
   module: 'tutorial',

@@ -1,5 +1,7 @@
 /** Users and groups (`/api/user`, `/api/customgroup`): who signs in, and which permissions they hold. */
-import { defineResource, field, m2m } from '../engine/declare/index.js';
+import { defineModule, defineResource, field, m2m } from '../engine/declare/index.js';
+
+export const moduleLabel = defineModule({ name: 'users', label: 'Users and groups', labelDe: 'Benutzer und Gruppen' });
 
 export const user = defineResource({
   module: 'users',
@@ -7,6 +9,7 @@ export const user = defineResource({
   path: '/api/user',
   table: 'users',
   title: 'User',
+  titleDe: 'Benutzer',
   description: 'A person who signs in. Permissions come from groups; superusers hold all.',
   // credentials and permissions stay out of an agent's reach
   mcp: false,
@@ -36,6 +39,7 @@ export const customgroup = defineResource({
   path: '/api/customgroup',
   table: 'groups',
   title: 'Group',
+  titleDe: 'Gruppe',
   description: 'A group of users; its permissions are granted to every member.',
   mcp: false,
   fields: {

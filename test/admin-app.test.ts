@@ -6,10 +6,11 @@
  * a tracker with issues refused deletion in words, and no create button for a user without
  * `issues.add_issue`. With ADMIN_SCREENSHOTS=1 it writes the README's screenshots into docs/.
  */
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { suite } from './support/hooks.js';
 import { chromiumOrPending, launchChromium } from './support/chromium.js';
 import { created, makeUser, unique, type TestUser } from './support/fixtures.js';
@@ -46,6 +47,24 @@ describe('admin app (/app/)', () => {
   });
 });
 
+describe('admin app dashboard counts (/app/summary.json)', () => {
+  it('counts, per resource the user may view and per state, the records their lists show; signed out, 401', async () => {
+    const { admin } = suite();
+    expect((await admin.as(null).get('/app/summary.json')).status).to.equal(401);
+    const user = await makeUser({ permissions: ['issues.view_tracker'] });
+    await created(admin, '/api/issue/tracker', { title: unique('Seen tracker'), visibility: 'normal' });
+    await created(admin, '/api/issue/tracker', { title: unique('Hidden tracker'), visibility: 'confidential' });
+    const res = await user.client.get('/app/summary.json');
+    expect(res.status).to.equal(200);
+    expect(Object.keys(res.body)).to.deep.equal(['issue/tracker']);
+    const listed = async (query: string) => Number((await user.client.get(`/api/issue/tracker?limit=1&count=true${query}`)).headers.get('x-total-count'));
+    const { total, states } = res.body['issue/tracker'];
+    expect(total).to.equal(await listed(''));
+    expect(total).to.be.below(Number((await admin.get('/api/issue/tracker?limit=1&count=true')).headers.get('x-total-count')));
+    for (const [state, n] of Object.entries(states)) expect(n, state).to.equal(await listed(`&state=${state}`));
+  });
+});
+
 describe('admin app (/app/) in headless Chromium', function () {
   this.timeout(90_000);
   let browser: Browser;
@@ -54,12 +73,17 @@ describe('admin app (/app/) in headless Chromium', function () {
   });
   after(async () => browser?.close());
 
-  /** A page signed in as `user`, which fails the test on any script error. */
-  async function signedIn(user: TestUser, errors: string[]): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+  /**
+   * A page signed in as `user`, which fails the test on any script error and on a 401 logged in the
+   * console (asking who is signed in before anyone is). `options` are the browser context's (a phone's
+   * viewport, a German locale, CSP bypassed for injecting axe-core).
+   */
+  async function signedIn(user: TestUser, errors: string[], options: BrowserContextOptions = {}): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 }, ...options })).newPage();
     page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => void (m.text().includes('Content Security Policy') && errors.push(m.text())));
+    page.on('console', (m) => void (/Content Security Policy|status of 401/.test(m.text()) && errors.push(m.text())));
     await page.goto(`${suite().service.url}/`);
+    await page.locator('#signin:not([hidden])').waitFor();
     await page.fill('#signin input[name=username]', user.username);
     await page.fill('#signin input[name=password]', 'correct-horse-1');
     await page.click('#signin button[type=submit]');
@@ -97,9 +121,11 @@ describe('admin app (/app/) in headless Chromium', function () {
 
     await page.selectOption('#filter-state', 'pending');
     await applyFilters(page);
-    const states = await page.locator('#records tbody tr td:nth-child(3)').allInnerTexts();
+    // states by their declared names, the raw value on hover
+    const states = await page.locator('#records tbody tr td:nth-child(3) [data-raw]').evaluateAll((spans) => spans.map((s) => s.getAttribute('title')));
     expect(states.length).to.be.greaterThan(0);
     expect(new Set(states)).to.deep.equal(new Set(['pending']));
+    expect(new Set(await page.locator('#records tbody tr td:nth-child(3)').allInnerTexts())).to.deep.equal(new Set(['Pending']));
     expect(await rowTitles(page)).to.include(`${word} VPN drops`).and.not.include(`${word} printer jams`);
 
     await page.selectOption('#filter-state', '');
@@ -142,7 +168,10 @@ describe('admin app (/app/) in headless Chromium', function () {
     expect(await page.locator('button.move').allInnerTexts()).to.deep.equal(['Move to pending', 'Move to rejected']);
     await page.click('button.move[data-to=pending]');
     await page.locator('strong.state', { hasText: 'pending' }).waitFor();
-    const history = await page.locator('table.history tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)));
+    // states named, their raw values in `data-raw`
+    const history = await page
+      .locator('table.history tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].slice(0, 3).map((td) => td.querySelector('[data-raw]')?.getAttribute('data-raw') ?? td.textContent)));
     expect(history).to.deep.equal([
       ['—', 'new', String(user.id)],
       ['new', 'pending', String(user.id)],
@@ -195,6 +224,252 @@ describe('admin app (/app/) in headless Chromium', function () {
     await page.click('button.move[data-to=approved]');
     await page.waitForSelector('#message:not([hidden])');
     expect(await page.textContent('#message')).to.equal('You do not have permission to perform this action.');
+    expect(errors).to.deep.equal([]);
+    await page.context().close();
+  });
+
+  /** A tracker with two issues, one assigned to `user` and pending, for the tests below. */
+  async function trackerWithIssues(user: TestUser) {
+    const { admin } = suite();
+    const word = unique('Named');
+    const tracker = await created(admin, '/api/issue/tracker', { title: `${word} tracker`, visibility: 'normal', admin_ids: [user.id] });
+    const assigned = await created(admin, '/api/issue/issue', { title: `${word} boiler leaks`, tracker_id: tracker.id, assigned_user_id: user.id });
+    expect((await admin.patch(`/api/issue/issue/${assigned.id}`, { state: 'pending' })).status).to.equal(200);
+    const other = await created(admin, '/api/issue/issue', { title: `${word} door squeaks`, tracker_id: tracker.id });
+    return { word, tracker, assigned, other };
+  }
+
+  /** A user who may work with issues and see users (so users are named too). */
+  async function issueWorker(extra: string[] = []): Promise<TestUser> {
+    const { body: meta } = await suite().admin.as(null).get('/app/metadata.json');
+    const crud = ['view', 'add', 'change', 'delete'].flatMap((a) => ['issue', 'tracker', 'issuecategory'].map((m) => `issues.${a}_${m}`));
+    return makeUser({ permissions: [...crud, meta.resources.user.permissions.view, ...extra] });
+  }
+
+  it('names related records, not ids: in the list, the record, the filters and pickers, related lists, and a refused delete', async () => {
+    const user = await issueWorker();
+    const { word, tracker, assigned, other } = await trackerWithIssues(user);
+    const errors: string[] = [];
+    const page = await signedIn(user, errors);
+
+    // the list: one request for the page, relations expanded
+    const lists: string[] = [];
+    page.on('request', (r) => void (r.url().includes('/api/issue/issue?') && lists.push(r.url())));
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue?search=${encodeURIComponent(word)}&ordering=id`);
+    await page.locator('#records tbody tr').first().waitFor();
+    expect(lists).to.have.length(1);
+    expect(new URL(lists[0]!).searchParams.get('expand')).to.equal('tracker,assigned_user');
+    const row = page.locator(`#records tbody tr[data-id="${assigned.id}"]`);
+    expect(await row.locator('td:nth-child(4)').innerText()).to.equal(`${word} tracker`);
+    expect(await row.locator('td:nth-child(4) a').getAttribute('href')).to.equal(`#/r/issue/tracker/${tracker.id}`);
+    expect(await row.locator('td:nth-child(5)').innerText()).to.equal(user.username);
+    expect(await row.locator('td:nth-child(3)').innerText()).to.equal('Pending');
+    expect(await row.locator('td:nth-child(3) span').getAttribute('title')).to.equal('pending');
+
+    // the record: read-only relations and pickers named at once, state by its name
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue/${assigned.id}`);
+    await page.locator('h1', { hasText: `${word} boiler leaks` }).waitFor();
+    expect(await page.locator('#field-tracker_id option:checked').innerText()).to.equal(`${word} tracker (#${tracker.id})`);
+    expect(await page.locator('#field-assigned_user_id option:checked').innerText()).to.equal(`${user.username} (#${user.id})`);
+    expect(await page.locator('strong.state').innerText()).to.equal('Pending');
+    const creator = (await suite().admin.get('/api/auth/me')).body;
+    expect(await page.locator('.record-columns a').getAttribute('href')).to.equal(`#/r/user/${creator.id}`);
+    expect(await page.locator('.record-columns').innerText()).to.include(`Created by: ${creator.username}`);
+
+    // a filter by tracker shows the tracker's name
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue?tracker=${tracker.id}`);
+    await page.locator('#filter-tracker option:checked', { hasText: `${word} tracker` }).waitFor({ state: 'attached' });
+    expect(await page.locator('#records tbody tr').count()).to.equal(2);
+
+    // the tracker's issues as a related list
+    await page.goto(`${suite().service.url}/app/#/r/issue/tracker/${tracker.id}`);
+    await page.locator('h1', { hasText: `${word} tracker` }).waitFor();
+    const related = page.locator('details.related[data-resource="issue/issue"]');
+    await related.locator('summary').click();
+    await related.locator('tbody tr').first().waitFor();
+    expect(await related.locator('tbody tr td:nth-child(2)').allInnerTexts()).to.have.members([`${word} boiler leaks`, `${word} door squeaks`]);
+
+    // a refused delete: the API's message, styled as an error, in view, and the issues holding it by name
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.click('#delete');
+    await page.locator('#message-details a').first().waitFor();
+    expect(await page.getAttribute('#message', 'class')).to.equal('error');
+    expect(await page.getAttribute('#message', 'role')).to.equal('alert');
+    expect(await page.locator('#message').isVisible()).to.equal(true);
+    const box = (await page.locator('#message').boundingBox())!;
+    expect(box.y).to.be.within(0, 860 - box.height);
+    const holders = await page.locator('#message-details a').evaluateAll((links) => links.map((a) => [a.textContent, a.getAttribute('href')]));
+    expect(holders).to.have.deep.members([
+      [`${word} boiler leaks`, `#/r/issue/issue/${assigned.id}`],
+      [`${word} door squeaks`, `#/r/issue/issue/${other.id}`],
+    ]);
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'admin-delete-refused.png') });
+
+    // success in its own style
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue/${other.id}`);
+    await page.locator('h1', { hasText: `${word} door squeaks` }).waitFor();
+    await page.fill('#field-deadline', '2027-03-31');
+    await clickAndDraw(page, '#record-form button[type=submit]');
+    expect(await page.textContent('#message')).to.equal('Saved.');
+    expect(await page.getAttribute('#message', 'class')).to.equal('success');
+    expect(await page.getAttribute('#message', 'role')).to.equal('status');
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'admin-record.png'), fullPage: true });
+    expect(errors).to.deep.equal([]);
+    await page.context().close();
+  });
+
+  it('lands on a dashboard after sign-in: counts per module and state as the lists count them, my records, recent changes; the navigation folds and finds', async () => {
+    const user = await issueWorker(['audit.view_entry']);
+    const { word, assigned } = await trackerWithIssues(user);
+    const errors: string[] = [];
+    const page = await signedIn(user, errors);
+    await page.locator('h1', { hasText: 'Dashboard' }).waitFor();
+    expect(page.url()).to.match(/\/app\/(#\/?)?$/);
+
+    // counts as the user's own lists count them
+    const count = async (query: string) => Number((await user.client.get(`/api/issue/issue?limit=1&count=true${query}`)).headers.get('x-total-count'));
+    const issues = page.locator('.counts li[data-resource="issue/issue"]');
+    expect(Number(await issues.locator('.count').innerText())).to.equal(await count(''));
+    expect(await issues.locator('li[data-state=pending]').innerText()).to.equal(`Pending ${await count('&state=pending')}`);
+    expect(await issues.locator('li[data-state=pending] a').getAttribute('href')).to.equal('#/r/issue/issue?state=pending');
+    expect(await page.locator('.dashboard-counts h3').allInnerTexts()).to.deep.equal(['Issues', 'Users and groups']);
+
+    // assigned to me, and the latest changes named by their records
+    expect(await page.locator('.assigned a', { hasText: `${word} boiler leaks` }).getAttribute('href')).to.equal(`#/r/issue/issue/${assigned.id}`);
+    expect(await page.locator('.changes li', { hasText: `${word} door squeaks` }).first().innerText()).to.include('created');
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'admin-dashboard.png'), fullPage: true });
+
+    // modules by their declared names; the search box narrows the resources
+    expect(await page.locator('#nav summary').allInnerTexts()).to.deep.equal(['Issues', 'Users and groups']);
+    await page.fill('#nav-search', 'track');
+    expect(await page.locator('#nav details a').allInnerTexts()).to.deep.equal(['Tracker (Meldekreis)']);
+    await page.press('#nav-search', 'Enter');
+    await page.locator('#records').waitFor();
+    expect(page.url()).to.match(/#\/r\/issue\/tracker$/);
+    expect(errors).to.deep.equal([]);
+    await page.context().close();
+  });
+
+  it('folds the navigation of a user with many resources, opening the current module', async () => {
+    const { body: meta } = await suite().admin.as(null).get('/app/metadata.json');
+    const everything = Object.values(meta.resources as Record<string, { permissions: { view: string } }>).map((r) => r.permissions.view);
+    const user = await makeUser({ permissions: everything });
+    const errors: string[] = [];
+    const page = await signedIn(user, errors);
+    await page.locator('h1', { hasText: 'Dashboard' }).waitFor();
+    const open = () => page.locator('#nav details[open] summary').allInnerTexts();
+    expect(await open()).to.deep.equal([]);
+    const summaries = await page.locator('#nav summary').allInnerTexts();
+    expect(summaries).to.include.members(['Business context', 'Glossary', 'Issues']);
+    for (const name of summaries) expect(name).to.not.match(/^[A-Z]+$/);
+    await page.locator('#nav summary', { hasText: 'Glossary' }).click();
+    expect(await open()).to.deep.equal(['Glossary']);
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue`);
+    await page.locator('#records').waitFor();
+    expect(await open()).to.have.members(['Glossary', 'Issues']);
+    expect(errors).to.deep.equal([]);
+    await page.context().close();
+  });
+
+  it('fits a 390 px phone: the navigation is a menu, the content takes the width, tables scroll on their own', async () => {
+    const user = await issueWorker();
+    const { word, assigned } = await trackerWithIssues(user);
+    const errors: string[] = [];
+    const page = await signedIn(user, errors, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await page.locator('h1', { hasText: 'Dashboard' }).waitFor();
+    expect(await page.locator('#nav').isVisible()).to.equal(false);
+    await page.click('#menu');
+    expect(await page.getAttribute('#menu', 'aria-expanded')).to.equal('true');
+    await page.locator('#nav a', { hasText: 'Issue (Meldung)' }).click();
+    await page.locator('#records').waitFor();
+    expect(await page.locator('#nav').isVisible()).to.equal(false);
+    const widths = async () => page.evaluate(() => ({ page: document.documentElement.scrollWidth, main: document.querySelector('main')!.getBoundingClientRect().width }));
+    let measured = await widths();
+    expect(measured.page).to.be.at.most(390);
+    expect(measured.main).to.be.at.least(360);
+    // the filters start folded, so the results come first
+    expect(await page.locator('details.filter-panel').getAttribute('open')).to.equal(null);
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'admin-phone-list.png'), fullPage: true });
+
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue/${assigned.id}`);
+    await page.locator('h1', { hasText: `${word} boiler leaks` }).waitFor();
+    measured = await widths();
+    expect(measured.page).to.be.at.most(390);
+    expect((await page.locator('#field-title').boundingBox())!.width).to.be.at.least(300);
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'admin-phone-record.png'), fullPage: true });
+    expect(errors).to.deep.equal([]);
+    await page.context().close();
+  });
+
+  it('speaks German to a browser that prefers it, with the labels the declarations give; the API messages stay as they are', async () => {
+    const user = await issueWorker();
+    const { word, tracker } = await trackerWithIssues(user);
+    const errors: string[] = [];
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'de-CH' })).newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${suite().service.url}/`);
+    expect(await page.locator('#signin h1').innerText()).to.equal('Anmelden');
+    expect(await page.getAttribute('html', 'lang')).to.equal('de');
+    await page.fill('#signin input[name=username]', user.username);
+    await page.fill('#signin input[name=password]', 'correct-horse-1');
+    await page.click('#signin button[type=submit]');
+    await page.locator('h1', { hasText: 'Übersicht' }).waitFor();
+    expect(await page.locator('#nav summary').allInnerTexts()).to.deep.equal(['Meldungen', 'Benutzer und Gruppen']);
+
+    await page.locator('#nav a', { hasText: 'Meldung' }).first().waitFor();
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue?search=${encodeURIComponent(word)}&state=pending`);
+    await page.locator('#records tbody tr').first().waitFor();
+    expect(await page.locator('#records thead th').allInnerTexts()).to.deep.equal(['Id', 'Titel', 'Status', 'Meldekreis', 'Zugewiesen an', 'Frist']);
+    expect(await page.locator('#records tbody tr td:nth-child(3)').allInnerTexts()).to.deep.equal(['Ausstehend']);
+    expect(await page.locator('#view h1').innerText()).to.equal('Meldung');
+    expect(await page.locator('#filter-state option:checked').innerText()).to.equal('Ausstehend');
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'admin-german.png') });
+
+    // the API's contract message is shown as the API sends it
+    await page.goto(`${suite().service.url}/app/#/r/issue/tracker/${tracker.id}`);
+    await page.locator('h1', { hasText: `${word} tracker` }).waitFor();
+    expect(await page.locator('button.move').allInnerTexts()).to.deep.equal(['Nach Freigegeben', 'Nach Archiviert']);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click('#delete');
+    await page.locator('#message-details a').first().waitFor();
+    expect(await page.textContent('#message')).to.equal(`Cannot delete tracker ${tracker.id}: referenced by 2 issue records.`);
+    expect(await page.locator('#message-details').innerText()).to.include('Verwendet von: Meldung (Meldekreis)');
+    expect(errors).to.deep.equal([]);
+    await page.context().close();
+  });
+
+  it('has no serious or critical axe-core violation on the dashboard, list, form and record screens', async () => {
+    const user = await issueWorker(['audit.view_entry']);
+    const { word, assigned } = await trackerWithIssues(user);
+    const errors: string[] = [];
+    // axe-core is injected as a script of the test's own: the page's policy allows scripts of this origin only
+    const page = await signedIn(user, errors, { bypassCSP: true });
+    const axeScript = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+    const audit = async (screen: string) => {
+      await page.addScriptTag({ path: axeScript });
+      const violations = await page.evaluate(async () => {
+        const { violations } = await (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document);
+        return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      });
+      expect(violations, screen).to.deep.equal([]);
+    };
+    await page.locator('h1', { hasText: 'Dashboard' }).waitFor();
+    await audit('dashboard');
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue?search=${encodeURIComponent(word)}`);
+    await page.locator('#records tbody tr').first().waitFor();
+    await audit('list');
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue/new`);
+    await page.locator('#record-form').waitFor();
+    await page.click('#record-form button[type=submit]');
+    await page.locator('.field[data-field=title] .error:not([hidden])').waitFor();
+    await audit('form with errors');
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue/${assigned.id}`);
+    await page.locator('h1', { hasText: `${word} boiler leaks` }).waitFor();
+    await audit('record');
+    await page.goto(`${suite().service.url}/app/#/tokens`);
+    await page.locator('#account:not([hidden])').waitFor();
+    await audit('tokens');
     expect(errors).to.deep.equal([]);
     await page.context().close();
   });

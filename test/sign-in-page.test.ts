@@ -48,13 +48,19 @@ describe('sign-in page (/app/) in headless Chromium', function () {
   });
   after(async () => browser?.close());
 
+  /** From wherever sign-in led, the API tokens screen. */
+  async function openTokens(page: Page): Promise<void> {
+    await page.locator('#nav a', { hasText: 'API tokens' }).click();
+    await page.waitForSelector('#account:not([hidden])');
+  }
+
   async function signedIn(user: TestUser): Promise<Page> {
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${suite().service.url}/app/`);
     await page.fill('#signin input[name=username]', user.username);
     await page.fill('#signin input[name=password]', 'correct-horse-1');
     await page.click('#signin button[type=submit]');
-    await page.waitForSelector('#account:not([hidden])');
+    await openTokens(page);
     return page;
   }
 
@@ -83,7 +89,9 @@ describe('sign-in page (/app/) in headless Chromium', function () {
 
     await page.fill('#signin input[name=password]', 'correct-horse-1');
     await page.click('#signin button[type=submit]');
-    await page.waitForSelector('#account:not([hidden])');
+    // signed in, one lands on the dashboard; the tokens are a link of the navigation away
+    await page.locator('#view h1', { hasText: 'Dashboard' }).waitFor();
+    await openTokens(page);
     expect(await page.textContent('#whoami')).to.equal(user.username);
 
     await page.fill('#create input[name=name]', 'Browser made');

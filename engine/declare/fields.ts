@@ -19,6 +19,8 @@ interface FieldCommon<L extends Lookup = never> {
   description: string;
   /** What the admin app calls the field (default: its name in words, `assigned_user` → "Assigned user"). */
   label?: string;
+  /** What the admin app calls the field for a browser that prefers German (default: `label`). */
+  labelDe?: string;
   /** Must be present on create and replace. */
   required?: boolean;
   /** May be null. Defaults to true for optional fields without a default. */
@@ -113,9 +115,15 @@ export interface JsonField extends FieldCommon {
   schema: Record<string, unknown>;
   default?: unknown;
 }
+/** How the admin app names a value: in English (default: the value in words) and German (default: the English). */
+export interface ValueLabel {
+  readonly en?: string;
+  readonly de?: string;
+}
 export interface EnumField<V extends string = string> extends FieldCommon<ChoiceLookup> {
   type: 'enum';
   values: readonly V[];
+  valueLabels?: { readonly [S in NoInfer<V>]?: ValueLabel };
   default?: NoInfer<V>;
   /**
    * Not stored: computed from the record a foreign key points at, e.g. an issue's classification
@@ -130,6 +138,7 @@ export interface EnumField<V extends string = string> extends FieldCommon<Choice
 export interface StateField<V extends string = string> extends FieldCommon<ChoiceLookup> {
   type: 'state';
   values: readonly V[];
+  valueLabels?: { readonly [S in NoInfer<V>]?: ValueLabel };
   default: NoInfer<V>;
   /** States a record may be created in. */
   initial: readonly NoInfer<V>[];

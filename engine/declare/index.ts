@@ -1,11 +1,13 @@
 /** What a resource file imports: the declaration helpers, the field presets and their types. */
 export { field } from './fields.js';
-export type { FieldSpec, FieldType, Lookup } from './fields.js';
+export type { FieldSpec, FieldType, Lookup, ValueLabel } from './fields.js';
 export { archivedField, catalogueFields, descriptionField, positionField, titleField, trafficLightField, visibilityField } from './presets.js';
 export { fk, m2m } from './relations.js';
 export type { RelationSpec, ForeignKey, ManyToMany, DeleteRule } from './relations.js';
 export { defineResource } from './resource.js';
 export type { ResourceDeclaration, AccessRule, ObjectAccess, RecordRule } from './resource.js';
 export type { ResourceHooks, HookContext, AfterWriteContext, RecordReader, ServedRecord, WriteOperation } from './hooks.js';
+export { defineModule } from './module.js';
+export type { ModuleDeclaration } from './module.js';
 export { defineBatch } from './batch.js';
 export type { BatchDeclaration, BatchOperation } from './batch.js';

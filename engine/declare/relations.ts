@@ -14,11 +14,15 @@ interface ForeignKeyCommon {
   description: string;
   /** What the admin app calls the relation (default: its name in words). */
   label?: string;
+  /** What the admin app calls the relation for a browser that prefers German (default: `label`). */
+  labelDe?: string;
   readOnly?: boolean;
   /** A list filter named after the relation (default true). */
   filter?: boolean;
   /** The target is this resource and the links must not form a cycle. */
   tree?: boolean;
+  /** The user the record is assigned to: the admin app's dashboard lists the signed-in user's records by it. */
+  assignee?: boolean;
 }
 /** A required key cannot be set to null, so deleting its target cannot `set null`. */
 export type ForeignKey = ForeignKeyCommon &
@@ -31,6 +35,8 @@ export interface ManyToMany {
   description: string;
   /** What the admin app calls the relation (default: its name in words). */
   label?: string;
+  /** What the admin app calls the relation for a browser that prefers German (default: `label`). */
+  labelDe?: string;
   /** Name of the write field, e.g. `category_ids`. */
   writeName: string;
   /** Join table with a composite primary key (sourceColumn, targetColumn). */

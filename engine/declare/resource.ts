@@ -74,6 +74,8 @@ export interface ResourceDeclaration<
   readonly table: string;
   /** Human title for documentation, e.g. `Employee (Mitarbeitende)`. */
   readonly title: string;
+  /** The title for a browser that prefers German, e.g. `Mitarbeitende` (default: `title`). */
+  readonly titleDe?: string;
   readonly description: string;
   /** Permission app label and model name when they differ from module and name. */
   readonly permission?: { readonly app?: string; readonly model?: string };

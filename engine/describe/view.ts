@@ -4,15 +4,23 @@
  * built once per resource at boot. A new declaration key that readers should see is added here
  * once, and each rendering picks it up from the same place.
  */
-import type { FieldSpec } from '../declare/index.js';
+import type { FieldSpec, ValueLabel } from '../declare/index.js';
 import type { Filter } from '../crud/filters.js';
 import type { OrderColumn } from '../crud/keyset.js';
 import type { Field, ForeignKeyRef, ManyToManyRef, Resource } from '../registry/resource.js';
+
+/** A text in the admin app's two languages; German falls back to English. */
+export interface Texts {
+  en: string;
+  de: string;
+}
 
 interface ViewEntryBase {
   name: string;
   /** The declared label, else the name in words. */
   label: string;
+  /** `label`, and the declared German one (else the same). */
+  labels: Texts;
   description: string;
   /** The body key: the field's name, `x_id` or `x_ids`. */
   writeName: string;
@@ -29,7 +37,9 @@ export interface ViewField extends ViewEntryBase {
   field: Field;
   spec: FieldSpec;
   /** The declaration but its texts: type, lengths, values, transitions… */
-  details: Omit<FieldSpec, 'description' | 'label'>;
+  details: Omit<FieldSpec, 'description' | 'label' | 'labelDe' | 'valueLabels'>;
+  /** Of an enum or state field: each value's name, declared or in words. */
+  choices?: { value: string; labels: Texts }[];
 }
 export interface ViewForeignKey extends ViewEntryBase {
   kind: 'fk';
@@ -70,17 +80,39 @@ export const inWords = (name: string): string => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
+const textsOf = (en: string, de: string | undefined): Texts => ({ en, de: de ?? en });
+
+function choicesOf(spec: FieldSpec): ViewField['choices'] {
+  if (spec.type !== 'enum' && spec.type !== 'state') return undefined;
+  const declared: Partial<Record<string, ValueLabel>> = spec.valueLabels ?? {};
+  return spec.values.map((value) => {
+    const en = declared[value]?.en ?? inWords(value);
+    return { value, labels: textsOf(en, declared[value]?.de) };
+  });
+}
+
+function omitValueLabels<T extends { valueLabels?: unknown }>(spec: T): Omit<T, 'valueLabels'> {
+  const copy = { ...spec };
+  delete copy.valueLabels;
+  return copy;
+}
+
 function entriesOf(resource: Resource): ViewEntry[] {
   const entries: ViewEntry[] = resource.fields
     .filter((f) => f.readable || f.writable)
     .map((f) => {
-      const { description, label, ...details } = f.spec;
+      const { description, label: declared, labelDe, ...rest } = f.spec;
+      // value labels are texts too: readers get them as `choices`
+      const details = 'valueLabels' in rest ? omitValueLabels(rest) : rest;
       const { nullable, readable, writable } = f;
-      return { kind: 'field', name: f.name, label: label ?? inWords(f.name), description, writeName: f.name, required: f.spec.required ?? false, nullable, readable, writable, field: f, spec: f.spec, details };
+      const label = declared ?? inWords(f.name);
+      const texts = { label, labels: textsOf(label, labelDe), choices: choicesOf(f.spec) };
+      return { kind: 'field', name: f.name, ...texts, description, writeName: f.name, required: f.spec.required ?? false, nullable, readable, writable, field: f, spec: f.spec, details };
     });
   const relation = (r: ForeignKeyRef | ManyToManyRef) => ({
     name: r.name,
     label: r.spec.label ?? inWords(r.name),
+    labels: textsOf(r.spec.label ?? inWords(r.name), r.spec.labelDe),
     description: r.spec.description,
     writeName: r.writeName,
     readable: true,

@@ -16,6 +16,7 @@ import { TokenAuthenticator } from '../auth/token-auth.js';
 import type { ReadRouting } from '../storage/replicas.js';
 import { authenticator, notFoundAfterAuthentication } from './authenticate.js';
 import { mountAdminApp } from './admin-app.js';
+import { mountSummary } from '../admin/summary.js';
 import { mountAuthRoutes } from './auth-routes.js';
 import { mountBatch } from './batch-routes.js';
 import { mountFavicon } from './favicon.js';
@@ -107,6 +108,7 @@ export function createApp({
   for (const service of services.values()) mountResource(routes, service, idempotent, lists);
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!, idempotent);
   mountAudit(routes, db, registry.resources);
+  mountSummary(routes, db, registry.resources);
   mountTable(routes, SUBSCRIPTION_PATH, subscriptionRoutes(db, registry.resources, ajv));
   mountTable(routes, DELIVERY_PATH, deliveryRoutes(db, registry.resources));
 

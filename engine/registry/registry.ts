@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { BatchDeclaration, ResourceDeclaration } from '../declare/index.js';
+import type { BatchDeclaration, ModuleDeclaration, ResourceDeclaration } from '../declare/index.js';
 import { compileBatches, compileDeclarations } from './compile.js';
 import { ACTIONS, type Batch, type Resource } from './resource.js';
 
@@ -19,6 +19,8 @@ export const FEATURE_PERMISSIONS = [
 export interface Declarations {
   resources: ResourceDeclaration[];
   batches: BatchDeclaration[];
+  /** The modules that declare their names (`moduleLabel` exports). */
+  modules?: ModuleDeclaration[];
 }
 
 export class Registry {
@@ -29,9 +31,15 @@ export class Registry {
   private readonly byKey: ReadonlyMap<string, Resource>;
   /** Every permission name the resources define, plus extra ones engine features need. */
   readonly permissionNames: ReadonlySet<string>;
+  /** Module name → its declaration, for the modules that have one. */
+  readonly modules: ReadonlyMap<string, ModuleDeclaration>;
 
   constructor(declarations: Declarations) {
     this.resources = compileDeclarations(declarations.resources);
+    this.modules = new Map((declarations.modules ?? []).map((m) => [m.name, m]));
+    for (const name of this.modules.keys()) {
+      if (!this.resources.some((r) => r.module === name)) throw new Error(`Module "${name}" is declared but no resource belongs to it.`);
+    }
     this.byKey = new Map(this.resources.map((r) => [r.key, r]));
     this.batches = compileBatches(declarations.batches, this.byKey);
     this.redirects = this.resources.flatMap((r) => (r.declaration.deprecatedPaths ?? []).map((old) => [old, r.path] as const));
@@ -52,16 +60,17 @@ const resourcesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 
 /**
  * Imports every module file in `resources/`: its default export (resource declarations) and its
- * optional `batches` export. Adding a module needs no registration anywhere.
+ * optional `batches` and `moduleLabel` exports. Adding a module needs no registration anywhere.
  */
 export async function loadDeclarations(dir = resourcesDir): Promise<Declarations> {
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.js')).sort();
-  const declarations: Declarations = { resources: [], batches: [] };
+  const declarations: Required<Declarations> = { resources: [], batches: [], modules: [] };
   for (const file of files) {
-    const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as { default?: ResourceDeclaration[]; batches?: BatchDeclaration[] };
+    const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as { default?: ResourceDeclaration[]; batches?: BatchDeclaration[]; moduleLabel?: ModuleDeclaration };
     if (!Array.isArray(mod.default)) throw new Error(`resources/${file} must export default an array of declarations.`);
     declarations.resources.push(...mod.default);
     declarations.batches.push(...(mod.batches ?? []));
+    if (mod.moduleLabel) declarations.modules.push(mod.moduleLabel);
   }
   return declarations;
 }

@@ -1,40 +1,85 @@
 // The admin app: sign-in, navigation by module and resource, and the screens, all drawn from
 // /app/metadata.json (the declarations) and the user's permissions from /api/auth/me. Screens live
-// in the URL's hash: `#/` (API tokens), `#/r/<resource>` (list), `…/new`, `…/<id>` (a record).
+// in the URL's hash: `#/` (the dashboard), `#/tokens` (API tokens), `#/r/<resource>` (list),
+// `…/new`, `…/<id>` (a record).
 import { api, errorText } from './api.js';
-import { $, h, say } from './dom.js';
+import { dashboardScreen } from './dashboard.js';
+import { $, h, navTitle, say } from './dom.js';
+import { inLang, t, translatePage } from './i18n.js';
 import { listScreen } from './list.js';
 import { createScreen, recordScreen } from './record.js';
 import { showNewToken, showTokens } from './tokens.js';
 
+translatePage();
 const meta = await (await fetch('/app/metadata.json')).json();
 let user = null;
-/** A message for the screen the next render draws (e.g. "Saved." after a save). */
-let flash = '';
+/** A message for the screen the next render draws (e.g. "Saved." after a save): `{ text, kind }`. */
+let flash = null;
 
 const app = {
   meta,
+  get user() {
+    return user;
+  },
   can: (key, action) => Boolean(user) && user.permissions.includes(meta.resources[key].permissions[action]),
-  go(hash, message = '') {
-    flash = message;
+  mayReadAudit: () => Boolean(user) && user.permissions.includes('audit.view_entry'),
+  go(hash, message = '', kind = 'success') {
+    flash = message ? { text: message, kind } : null;
     if (location.hash === hash) void render();
     else location.hash = hash;
   },
 };
 
+/** Modules the user opened in the navigation, kept across visits. */
+const OPEN_KEY = 'admin-app.open-modules';
+const openModules = new Set(JSON.parse(window.localStorage.getItem(OPEN_KEY) ?? '[]'));
+/** Few enough resources to show all at once: every module open. */
+const SHORT_NAVIGATION = 12;
+
 function navigation() {
   const current = location.hash.split('?')[0];
+  const currentKey = route()?.key;
+  const wanted = $('#nav-search').value.trim().toLowerCase();
   const link = (href, text) => h('li', {}, h('a', { href, 'aria-current': href === current ? 'page' : undefined }, text));
-  const modules = meta.modules
-    .map((m) => ({ ...m, resources: m.resources.filter((key) => app.can(key, 'view')) }))
+  const visible = meta.modules.map((m) => ({ ...m, resources: m.resources.filter((key) => app.can(key, 'view')) })).filter((m) => m.resources.length);
+  const short = visible.reduce((n, m) => n + m.resources.length, 0) <= SHORT_NAVIGATION;
+  const matches = (m, key) => !wanted || [navTitle(meta.resources[key]), meta.resources[key].title, inLang(m.labels)].some((s) => s.toLowerCase().includes(wanted));
+  const groups = visible
+    .map((m) => ({ ...m, resources: m.resources.filter((key) => matches(m, key)) }))
     .filter((m) => m.resources.length)
-    .map((m) => h('li', {}, h('h2', {}, m.label), h('ul', {}, m.resources.map((key) => link(`#/r/${key}`, meta.resources[key].title)))));
-  $('#nav').replaceChildren(h('ul', {}, link('#/', 'API tokens'), modules));
+    .map((m) => {
+      const open = short || Boolean(wanted) || m.resources.includes(currentKey) || openModules.has(m.name);
+      const group = h('details', { open, 'data-module': m.name }, h('summary', {}, inLang(m.labels)), h('ul', {}, m.resources.map((key) => link(`#/r/${key}`, navTitle(meta.resources[key])))));
+      group.addEventListener('toggle', () => {
+        if (group.open) openModules.add(m.name);
+        else openModules.delete(m.name);
+        window.localStorage.setItem(OPEN_KEY, JSON.stringify([...openModules]));
+      });
+      return h('li', {}, group);
+    });
+  $('#nav-tree').replaceChildren(h('ul', {}, link('#/tokens', t('apiTokens')), groups), wanted && !groups.length ? h('p', { class: 'hint' }, t('noResourceFound')) : '');
 }
 
-/** The screen the hash names: `{ key, id, creating, query }`, or null for the token screen. */
+$('#nav-search').addEventListener('input', navigation);
+$('#nav-search').addEventListener('keydown', (event) => {
+  const first = $('#nav-tree details a');
+  if (event.key === 'Enter' && first) {
+    event.preventDefault();
+    location.hash = first.getAttribute('href');
+  }
+});
+
+/** On a narrow screen the navigation is a menu the button opens. */
+function showMenu(open) {
+  $('#nav').classList.toggle('open', open);
+  $('#menu').setAttribute('aria-expanded', String(open));
+}
+$('#menu').addEventListener('click', () => showMenu(!$('#nav').classList.contains('open')));
+
+/** The screen the hash names: `{ key, id, creating, query }`, 'tokens', or null for the dashboard. */
 function route() {
   const [path, search = ''] = location.hash.replace(/^#\/?/, '').split('?');
+  if (path === 'tokens') return 'tokens';
   if (!path.startsWith('r/')) return null;
   const parts = path.slice(2).split('/');
   const last = parts.at(-1);
@@ -44,9 +89,10 @@ function route() {
 }
 
 async function screen(r) {
+  if (r === null) return dashboardScreen(app);
   const resource = meta.resources[r.key];
-  if (!resource) return [h('h1', { tabindex: -1 }, 'Not found'), h('p', {}, `There is no resource "${r.key}".`)];
-  if (!app.can(r.key, 'view')) return [h('h1', { tabindex: -1 }, resource.title), h('p', { class: 'error' }, 'You do not have permission to perform this action.')];
+  if (!resource) return [h('h1', { tabindex: -1 }, t('notFound')), h('p', {}, t('noResource', { key: r.key }))];
+  if (!app.can(r.key, 'view')) return [h('h1', { tabindex: -1 }, navTitle(resource)), h('p', { class: 'error' }, t('forbidden'))];
   if (r.creating) return createScreen(resource, app);
   if (r.id) return recordScreen(resource, r.id, app);
   return listScreen(resource, r.query, app);
@@ -56,13 +102,17 @@ let drawing = 0;
 async function render() {
   if (!user) return;
   const message = flash;
-  flash = '';
-  say(message);
+  flash = null;
+  say(message?.text ?? '', message?.kind);
   navigation();
+  showMenu(false);
   const r = route();
-  $('#account').hidden = r !== null;
-  $('#view').hidden = r === null;
-  if (r === null) return showTokens();
+  $('#account').hidden = r !== 'tokens';
+  $('#view').hidden = r === 'tokens';
+  if (r === 'tokens') {
+    await showTokens();
+    return $('#account-title').focus();
+  }
   const ticket = ++drawing;
   $('#view').setAttribute('aria-busy', 'true');
   const parts = await screen(r);
@@ -79,14 +129,13 @@ function showSignedIn(me) {
   user = me;
   $('#whoami').textContent = me.username;
   $('#signin').hidden = true;
-  $('#user').hidden = false;
-  $('#nav').hidden = false;
+  for (const part of ['#user', '#nav', '#menu']) $(part).hidden = false;
   return render();
 }
 
 function showSignIn() {
   user = null;
-  for (const part of ['#account', '#view', '#user', '#nav']) $(part).hidden = true;
+  for (const part of ['#account', '#view', '#user', '#nav', '#menu']) $(part).hidden = true;
   showNewToken(null);
   $('#signin').hidden = false;
 }
@@ -108,6 +157,7 @@ $('#signout').addEventListener('click', async () => {
 
 window.addEventListener('hashchange', () => void render());
 
-const me = await api('GET', '/api/auth/me');
-if (me.status === 200) await showSignedIn(me.data);
+// the CSRF cookie lives exactly as long as a session: without it, asking who is signed in would only log a 401
+const me = document.cookie.split('; ').some((c) => c.startsWith('csrftoken=')) ? await api('GET', '/api/auth/me') : null;
+if (me?.status === 200) await showSignedIn(me.data);
 else showSignIn();

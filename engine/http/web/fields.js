@@ -1,7 +1,8 @@
 // One form control per declared field, chosen by the field's type, and how its value is read back
 // for the request body. `read()` gives EMPTY for a control left empty: a create leaves it out (the
 // declared default applies), an edit sends null where the field may be null.
-import { h } from './dom.js';
+import { choiceText, h, labelOf } from './dom.js';
+import { t } from './i18n.js';
 import { picker } from './picker.js';
 
 export const EMPTY = Symbol('empty');
@@ -14,8 +15,8 @@ function localDateTime(iso) {
   return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
 
-function options(values, current, empty) {
-  return [...(empty === undefined ? [] : [h('option', { value: '' }, empty)]), ...values.map((v) => h('option', { value: v, selected: v === current }, v))];
+function options(field, values, current, empty) {
+  return [...(empty === undefined ? [] : [h('option', { value: '' }, empty)]), ...values.map((v) => h('option', { value: v, selected: v === current }, choiceText(field, v)))];
 }
 
 const INPUT_TYPES = { string: 'text', email: 'email', url: 'url', color: 'text', date: 'date', time: 'time' };
@@ -65,7 +66,7 @@ function scalar(field, value, { id, creating, permissionNames }) {
     case 'state': {
       const values = spec.type === 'state' && creating ? spec.initial : spec.values;
       const current = value ?? (creating ? spec.default : undefined);
-      const select = h('select', attrs, options(values, current, field.required && current !== undefined ? undefined : '—'));
+      const select = h('select', attrs, options(field, values, current, field.required && current !== undefined ? undefined : '—'));
       return { element: select, read: text(select) };
     }
     case 'password': {
@@ -87,10 +88,10 @@ function scalar(field, value, { id, creating, permissionNames }) {
 function hint(field) {
   const { spec } = field;
   const limits = [];
-  if (spec?.maxLength) limits.push(`at most ${spec.maxLength} characters`);
-  if (spec?.type === 'decimal') limits.push(`up to ${spec.digits - spec.decimals} digits before and ${spec.decimals} after the point`);
-  if (spec?.minimum !== undefined) limits.push(`at least ${spec.minimum}`);
-  if (spec?.maximum !== undefined) limits.push(`at most ${spec.maximum}`);
+  if (spec?.maxLength) limits.push(t('hintMaxLength', { n: spec.maxLength }));
+  if (spec?.type === 'decimal') limits.push(t('hintDigits', { before: spec.digits - spec.decimals, after: spec.decimals }));
+  if (spec?.minimum !== undefined) limits.push(t('hintMin', { n: spec.minimum }));
+  if (spec?.maximum !== undefined) limits.push(t('hintMax', { n: spec.maximum }));
   if (!limits.length) return field.description;
   const said = limits.join(', ');
   return `${field.description} ${said.charAt(0).toUpperCase()}${said.slice(1)}.`;
@@ -107,18 +108,18 @@ export function fieldControl(field, value, ctx) {
       ? scalar(field, value, { id, ...ctx })
       : picker({
           id,
-          label: field.label,
+          label: labelOf(field),
           target: ctx.resources[field.target],
           value,
           many: field.kind === 'm2m',
-          empty: field.required ? 'Choose…' : '—',
+          empty: field.required ? t('choose') : '—',
           canView: ctx.canView(field.target),
         });
   const error = h('p', { id: `${id}-error`, class: 'error', hidden: true });
   const element = h(
     'div',
     { class: 'field', 'data-field': field.writeName },
-    h('label', { for: id }, field.label, field.required ? h('abbr', { class: 'required', title: 'required' }, '*') : null),
+    h('label', { for: id }, labelOf(field), field.required ? h('abbr', { class: 'required', title: t('required') }, '*') : null),
     control.element,
     h('small', { id: `${id}-hint`, class: 'hint' }, hint(field)),
     error,

@@ -1,26 +1,40 @@
-// A resource's list: the declared columns, the declared filters as controls, search, sorting by
-// column, paging and the row count on request. The list's state is the hash's query string, so
-// a filtered page can be bookmarked and Back goes to the previous one.
+// A resource's list: the declared columns (relations named by their records, fetched in the same
+// request through `expand`), the declared filters as controls, search, sorting by column, paging
+// and the row count on request. The list's state is the hash's query string, so a filtered page
+// can be bookmarked and Back goes to the previous one.
 import { api, errorText } from './api.js';
-import { h, recordName, shortTitle, shown } from './dom.js';
+import { choiceText, h, labelOf, recordLabel, shortTitle, shown, titleInSentence, valueShown } from './dom.js';
+import { t } from './i18n.js';
 import { picker } from './picker.js';
 
 const LIMITS = ['25', '50', '100'];
 const PAGING = ['limit', 'offset', 'ordering', 'count'];
+/** What a bound's control adds to the field's label. */
+const LOOKUP_SUFFIX = { icontains: 'contains', gte: 'fromBound', lte: 'toBound' };
+/** Below this width the filters start folded away, so the results come first. */
+const NARROW = '(max-width: 700px)';
+
+/** A column's header text: the field's label, or the record column's name. */
+export function columnLabel(meta, column) {
+  const field = meta.fields.find((f) => f.name === column);
+  if (field) return labelOf(field);
+  return { created: t('created'), modified: t('modified') }[column] ?? column.charAt(0).toUpperCase() + column.slice(1);
+}
 
 /** The control of one filter, named by its parameter. */
 function filterControl(meta, filter, value, app) {
   const field = meta.fields.find((f) => f.name === filter.key);
   const id = `filter-${filter.param}`;
-  const label = h('label', { for: id }, filter.label);
+  const text = `${labelOf(field)}${LOOKUP_SUFFIX[filter.lookup] ? ` ${t(LOOKUP_SUFFIX[filter.lookup])}` : ''}`;
+  const label = h('label', { for: id }, text);
   const type = field.spec?.type;
   let control;
   if (field.kind !== 'field') {
-    control = picker({ id, label: filter.label, target: app.meta.resources[field.target], value: value || null, many: false, empty: 'Any', canView: app.can(field.target, 'view') }).element;
-  } else if (type === 'enum' || type === 'state') {
-    control = h('select', { id, name: filter.param }, h('option', { value: '' }, 'Any'), field.spec.values.map((v) => h('option', { value: v, selected: v === value }, v)));
+    control = picker({ id, label: text, target: app.meta.resources[field.target], value: value || null, many: false, empty: t('any'), canView: app.can(field.target, 'view') }).element;
+  } else if (field.choices) {
+    control = h('select', { id, name: filter.param }, h('option', { value: '' }, t('any')), field.choices.map((c) => h('option', { value: c.value, selected: c.value === value }, choiceText(field, c.value))));
   } else if (type === 'boolean') {
-    control = h('select', { id, name: filter.param }, [['', 'Any'], ['true', 'Yes'], ['false', 'No']].map(([v, t]) => h('option', { value: v, selected: v === (value ?? '') }, t)));
+    control = h('select', { id, name: filter.param }, [['', t('any')], ['true', t('yes')], ['false', t('no')]].map(([v, label]) => h('option', { value: v, selected: v === (value ?? '') }, label)));
   } else {
     const input = { date: 'date', datetime: 'date', integer: 'number', decimal: 'number' }[type] ?? 'text';
     control = h('input', { id, name: filter.param, type: input, step: type === 'decimal' ? 'any' : undefined, value: value || undefined });
@@ -31,16 +45,17 @@ function filterControl(meta, filter, value, app) {
 }
 
 function filterForm(meta, query, app) {
+  const searchLabels = meta.search.map((s) => labelOf(meta.fields.find((f) => f.label === s) ?? { labels: { en: s } }));
   const search = meta.search.length
-    ? h('div', { class: 'filter search' }, h('label', { for: 'filter-search' }, `Search (${meta.search.join(', ')})`), h('input', { id: 'filter-search', name: 'search', type: 'search', value: query.get('search') ?? undefined }))
+    ? h('div', { class: 'filter search' }, h('label', { for: 'filter-search' }, t('search', { fields: searchLabels.join(', ') })), h('input', { id: 'filter-search', name: 'search', type: 'search', value: query.get('search') ?? undefined }))
     : null;
   const form = h(
     'form',
-    { id: 'filters', role: 'search', 'aria-label': `Filter ${shortTitle(meta).toLowerCase()} records` },
+    { id: 'filters', role: 'search', 'aria-label': t('filterRecords', { title: shortTitle(meta) }) },
     search,
     meta.filters.map((f) => filterControl(meta, f, query.get(f.param), app)),
-    h('div', { class: 'filter' }, h('label', {}, h('input', { type: 'checkbox', name: 'count', value: 'true', checked: query.get('count') === 'true' }), ' Count the rows')),
-    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply'), h('a', { href: `#/r/${meta.key}` }, 'Reset')),
+    h('div', { class: 'filter' }, h('label', {}, h('input', { type: 'checkbox', name: 'count', value: 'true', checked: query.get('count') === 'true' }), ` ${t('countRows')}`)),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, t('apply')), h('a', { href: `#/r/${meta.key}` }, t('reset'))),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -49,13 +64,14 @@ function filterForm(meta, query, app) {
     for (const name of ['ordering', 'limit']) if (query.has(name)) next.set(name, query.get(name));
     app.go(`#/r/${meta.key}?${next}`);
   });
-  return form;
+  const active = meta.filters.filter((f) => query.get(f.param)).length + (query.get('search') ? 1 : 0);
+  const open = active > 0 || !window.matchMedia(NARROW).matches;
+  return h('details', { class: 'filter-panel', open }, h('summary', {}, t('filters'), active ? ` (${active})` : ''), form);
 }
 
 /** A column header; orderable ones are buttons that sort by the column, then the other way. */
 function header(meta, column, query, app) {
-  const field = meta.fields.find((f) => f.name === column);
-  const label = field?.label ?? column.charAt(0).toUpperCase() + column.slice(1);
+  const label = columnLabel(meta, column);
   if (!meta.orderable.includes(column)) return h('th', { scope: 'col' }, label);
   const ordering = query.get('ordering');
   const sort = ordering === column ? 'ascending' : ordering === `-${column}` ? 'descending' : undefined;
@@ -69,8 +85,7 @@ function cell(meta, column, record, app) {
   const field = meta.fields.find((f) => f.name === column);
   const value = record[column];
   if (column === (meta.recordLabel ?? 'id')) return h('td', {}, h('a', { href: `#/r/${meta.key}/${record.id}` }, meta.recordLabel ? shown(value) : `#${value}`));
-  if (field?.kind === 'fk' && value !== null && app.can(field.target, 'view')) return h('td', {}, h('a', { href: `#/r/${field.target}/${value}` }, `#${value}`));
-  return h('td', {}, shown(value, field?.spec?.type ?? column));
+  return h('td', {}, field ? valueShown(field, value, app) : shown(value, column));
 }
 
 function pager(meta, query, res, count, app) {
@@ -84,7 +99,7 @@ function pager(meta, query, res, count, app) {
   };
   const link = res.headers.get('Link') ?? '';
   const total = res.headers.get('X-Total-Count');
-  const sizes = h('select', { id: 'page-size', 'aria-label': 'Rows per page' }, LIMITS.map((l) => h('option', { value: l, selected: Number(l) === limit }, `${l} per page`)));
+  const sizes = h('select', { id: 'page-size', 'aria-label': t('rowsPerPage') }, LIMITS.map((l) => h('option', { value: l, selected: Number(l) === limit }, t('perPage', { n: l }))));
   sizes.addEventListener('change', () => {
     const next = new URLSearchParams(query);
     next.set('limit', sizes.value);
@@ -93,31 +108,47 @@ function pager(meta, query, res, count, app) {
   });
   return h(
     'nav',
-    { class: 'pager', 'aria-label': 'Pages' },
-    h('span', { id: 'rows' }, count ? `Rows ${offset + 1}–${offset + count}` : 'No rows', total !== null ? ` of ${total}` : ''),
-    offset > 0 ? h('a', { href: at(Math.max(0, offset - limit)), rel: 'prev' }, 'Previous') : null,
-    link.includes('rel="next"') ? h('a', { href: at(offset + limit), rel: 'next' }, 'Next') : null,
+    { class: 'pager', 'aria-label': t('pages') },
+    h('span', { id: 'rows' }, count ? t('rows', { from: offset + 1, to: offset + count }) : t('noRows'), total !== null ? t('of', { total }) : ''),
+    offset > 0 ? h('a', { href: at(Math.max(0, offset - limit)), rel: 'prev' }, t('previous')) : null,
+    link.includes('rel="next"') ? h('a', { href: at(offset + limit), rel: 'next' }, t('next')) : null,
     sizes,
+  );
+}
+
+/** `expand=` naming the relations among `columns`, so one request brings their records' names. */
+export function expandOf(meta, columns) {
+  return meta.fields.filter((f) => f.kind !== 'field' && columns.includes(f.name)).map((f) => f.name).join(',');
+}
+
+/** A table of records: `columns` of `records`, each row named by its record. */
+export function recordsTable(meta, columns, records, app, { id, caption, headerOf = (c) => h('th', { scope: 'col' }, columnLabel(meta, c)) }) {
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { id },
+      h('caption', { class: 'visually-hidden' }, caption),
+      h('thead', {}, h('tr', {}, columns.map(headerOf))),
+      h('tbody', {}, records.map((record) => h('tr', { 'data-id': record.id, 'aria-label': recordLabel(meta, record) }, columns.map((c) => cell(meta, c, record, app))))),
+    ),
   );
 }
 
 export async function listScreen(meta, query, app) {
   if (!query.has('limit')) query.set('limit', LIMITS[0]);
   const params = new URLSearchParams([...query].filter(([name, value]) => value !== '' && (PAGING.includes(name) || name === 'search' || meta.filters.some((f) => f.param === name))));
+  const expand = expandOf(meta, meta.listColumns);
+  if (expand) params.set('expand', expand);
   const res = await api('GET', `${meta.path}?${params}`);
   const heading = [
-    h('h1', { tabindex: -1 }, shortTitle(meta)),
+    h('div', { class: 'heading' }, h('h1', { tabindex: -1 }, shortTitle(meta)), app.can(meta.key, 'add') ? h('a', { id: 'new-record', class: 'button', href: `#/r/${meta.key}/new` }, t('newRecord', { title: titleInSentence(meta) })) : null),
     h('p', { class: 'description' }, meta.description),
-    app.can(meta.key, 'add') ? h('p', {}, h('a', { id: 'new-record', class: 'button', href: `#/r/${meta.key}/new` }, `New ${shortTitle(meta).toLowerCase()}`)) : null,
-    filterForm(meta, query, app),
   ];
-  if (res.status !== 200) return [...heading, h('p', { class: 'error', role: 'alert' }, errorText(res.data))];
-  const table = h(
-    'table',
-    { id: 'records' },
-    h('caption', { class: 'visually-hidden' }, `${shortTitle(meta)} records`),
-    h('thead', {}, h('tr', {}, meta.listColumns.map((c) => header(meta, c, query, app)))),
-    h('tbody', {}, res.data.map((record) => h('tr', { 'data-id': record.id, 'aria-label': recordName(meta, record) }, meta.listColumns.map((c) => cell(meta, c, record, app))))),
-  );
-  return [...heading, h('div', { class: 'table-wrap' }, table), pager(meta, query, res, res.data.length, app)];
+  // on a wide screen the filters are a column beside the results, so they never push them down
+  const layout = (...results) => h('div', { class: 'list-layout' }, filterForm(meta, query, app), h('div', { class: 'list-results' }, results));
+  if (res.status !== 200) return [...heading, layout(h('p', { class: 'error', role: 'alert' }, errorText(res.data)))];
+  const table = recordsTable(meta, meta.listColumns, res.data, app, { id: 'records', caption: t('records', { title: shortTitle(meta) }), headerOf: (c) => header(meta, c, query, app) });
+  return [...heading, layout(table, pager(meta, query, res, res.data.length, app))];
 }

@@ -1,11 +1,15 @@
-// A record's screen (and the create screen): the form built from the declaration, server
-// validation errors beside their fields, state moves as buttons with the transition history, and
-// delete after a confirmation. Actions the user's permissions do not allow are not offered.
+// A record's screen (and the create screen): the form built from the declaration, relations named
+// by their records (one request, through `expand`), server validation errors beside their fields,
+// state moves as buttons with the transition history, and the panels and actions registered in
+// record-panels.js (related lists, delete). Actions the user's permissions do not allow are not offered.
 import { api, errorText } from './api.js';
-import { h, recordName, say, shortTitle, shown } from './dom.js';
+import { choiceShown, choiceText, h, labelOf, recordName, say, shortTitle, shown, titleInSentence, valueShown } from './dom.js';
 import { EMPTY, fieldControl } from './fields.js';
-
-const RECORD_COLUMNS = ['id', 'created', 'modified', 'created_by'];
+import { lang, t } from './i18n.js';
+import { expandOf } from './list.js';
+import { userShown, usersById } from './names.js';
+import { actionsOf, panelsOf, registerAction, registerPanel } from './record-panels.js';
+import { holdersOf } from './related.js';
 
 /** The form's controls for the fields a user may send, and the read-only fields shown beside them. */
 function buildForm(meta, record, app, creating, editable) {
@@ -18,14 +22,18 @@ function buildForm(meta, record, app, creating, editable) {
       controls.push({ field, ...control });
       parts.push(control.element);
     } else if (!creating && !isState) {
-      parts.push(h('div', { class: 'field readonly' }, h('span', { class: 'label' }, field.label), h('span', { 'data-value': field.name }, shown(record[field.name], field.spec?.type))));
+      parts.push(h('div', { class: 'field readonly' }, h('span', { class: 'label' }, labelOf(field)), h('span', { 'data-value': field.name }, valueShown(field, record[field.name], app))));
     }
   }
   return { controls, parts };
 }
 
-/** A value as compared with the served one: id lists in order, as the API serves them. */
-const comparable = (value) => JSON.stringify(Array.isArray(value) ? [...value].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)) : (value ?? null));
+/** A value as compared with the served one: ids for related records, id lists in order. */
+function comparable(value) {
+  const id = (v) => (v !== null && typeof v === 'object' && 'id' in v ? v.id : v);
+  const plain = Array.isArray(value) ? value.map(id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)) : id(value);
+  return JSON.stringify(plain ?? null);
+}
 
 /**
  * The body to send: on create, what the controls hold (empty ones left out, so declared defaults
@@ -57,77 +65,114 @@ function showErrors(controls, res) {
       first ??= control;
     }
   }
-  say(elsewhere.length ? elsewhere.join(' ') : 'Please correct the errors below.');
+  say(elsewhere.length ? elsewhere.join(' ') : t('correctErrors'));
   first?.focus();
 }
 
 function recordForm(meta, record, app, creating) {
   const editable = creating ? app.can(meta.key, 'add') : app.can(meta.key, 'change');
   const { controls, parts } = buildForm(meta, record, app, creating, editable);
-  const form = h('form', { id: 'record-form', novalidate: true }, ...parts, editable ? h('div', { class: 'actions' }, h('button', { type: 'submit' }, creating ? 'Create' : 'Save')) : null);
+  const form = h('form', { id: 'record-form', novalidate: true, 'aria-label': creating ? t('newRecord', { title: titleInSentence(meta) }) : recordName(meta, record) }, ...parts, editable ? h('div', { class: 'actions' }, h('button', { type: 'submit' }, creating ? t('create') : t('save'))) : null);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const res = creating ? await api('POST', meta.path, bodyOf(controls, null)) : await api('PATCH', `${meta.path}/${record.id}`, bodyOf(controls, record));
-    if (res.status === 201) return app.go(`#/r/${meta.key}/${res.data.id}`, `${shortTitle(meta)} created.`);
-    if (res.status === 200) return app.go(`#/r/${meta.key}/${record.id}`, 'Saved.');
+    if (res.status === 201) return app.go(`#/r/${meta.key}/${res.data.id}`, t('createdMessage', { title: shortTitle(meta) }));
+    if (res.status === 200) return app.go(`#/r/${meta.key}/${record.id}`, t('saved'));
     showErrors(controls, res);
   });
   return form;
 }
 
 export function createScreen(meta, app) {
-  return [h('h1', { tabindex: -1 }, `New ${shortTitle(meta).toLowerCase()}`), h('p', { class: 'description' }, meta.description), recordForm(meta, null, app, true)];
+  return [h('h1', { tabindex: -1 }, t('newRecord', { title: titleInSentence(meta) })), h('p', { class: 'description' }, meta.description), recordForm(meta, null, app, true)];
 }
 
-/** Per state field: the current state, a button per move the declaration allows, and the history. */
-function statesOf(meta, record, history, app) {
-  const mayChange = app.can(meta.key, 'change');
-  return meta.fields
-    .filter((f) => f.spec?.type === 'state')
-    .map((field) => {
-      const current = record[field.name];
-      const moves = mayChange ? (field.spec.transitions[current] ?? []) : [];
-      const move = async (to) => {
-        const res = await api('PATCH', `${meta.path}/${record.id}`, { [field.name]: to });
-        if (res.status === 200) return app.go(`#/r/${meta.key}/${record.id}`, `${field.label}: ${to}.`);
-        say(errorText(res.data));
-      };
-      const rows = history.filter((c) => c.field === field.name);
-      return h(
-        'section',
-        { class: 'states', 'aria-labelledby': `state-${field.name}` },
-        h('h2', { id: `state-${field.name}` }, field.label),
-        h('p', {}, 'Now: ', h('strong', { class: 'state', 'data-state': field.name }, current)),
-        moves.length ? h('div', { class: 'actions' }, moves.map((to) => h('button', { type: 'button', class: 'move', 'data-to': to, onclick: () => move(to) }, `Move to ${to}`))) : null,
-        h(
-          'table',
-          { class: 'history' },
-          h('caption', {}, 'History'),
-          h('thead', {}, h('tr', {}, ['From', 'To', 'By (user id)', 'When'].map((t) => h('th', { scope: 'col' }, t)))),
-          h('tbody', {}, rows.map((c) => h('tr', {}, h('td', {}, c.from ?? '—'), h('td', {}, c.to), h('td', {}, shown(c.changed_by)), h('td', {}, shown(c.changed_at, 'datetime'))))),
-        ),
-      );
-    });
-}
+/** A state's name inside a sentence ("Move to pending"); German keeps its capitals. */
+const stateInSentence = (field, value) => (lang === 'de' ? choiceText(field, value) : choiceText(field, value).toLowerCase());
 
-async function remove(meta, record, app) {
-  if (!confirm(`Delete ${shortTitle(meta).toLowerCase()} ${recordName(meta, record)}? This cannot be undone.`)) return;
-  const res = await api('DELETE', `${meta.path}/${record.id}`);
-  if (res.status === 204) return app.go(`#/r/${meta.key}`, `${shortTitle(meta)} ${recordName(meta, record)} deleted.`);
-  say(errorText(res.data));
+/** Per state field: the current state, a button per move the declaration allows, and the history with who moved it. */
+registerPanel({
+  id: 'states',
+  place: 'before',
+  applies: (meta) => meta.fields.some((f) => f.spec?.type === 'state'),
+  async render(meta, record, app) {
+    const history = (await api('GET', `${meta.path}/${record.id}/transitions`)).data ?? [];
+    const users = await usersById(app, history.map((c) => c.changed_by));
+    const mayChange = app.can(meta.key, 'change');
+    const sections = meta.fields
+      .filter((f) => f.spec?.type === 'state')
+      .map((field) => {
+        const current = record[field.name];
+        const moves = mayChange ? (field.spec.transitions[current] ?? []) : [];
+        const move = async (to) => {
+          const res = await api('PATCH', `${meta.path}/${record.id}`, { [field.name]: to });
+          if (res.status === 200) return app.go(`#/r/${meta.key}/${record.id}`, t('moved', { field: labelOf(field), state: choiceText(field, to) }));
+          say(errorText(res.data));
+        };
+        const rows = history.filter((c) => c.field === field.name);
+        return h(
+          'section',
+          { class: 'states', 'aria-labelledby': `state-${field.name}` },
+          h('h2', { id: `state-${field.name}` }, labelOf(field)),
+          h('p', {}, t('now'), h('strong', { class: 'state', 'data-state': field.name, 'data-raw': current, title: current }, choiceText(field, current))),
+          moves.length ? h('div', { class: 'actions' }, moves.map((to) => h('button', { type: 'button', class: 'move', 'data-to': to, onclick: () => move(to) }, t('moveTo', { state: stateInSentence(field, to) })))) : null,
+          h(
+            'div',
+            { class: 'table-wrap' },
+            h(
+              'table',
+              { class: 'history' },
+              h('caption', {}, t('history')),
+              h('thead', {}, h('tr', {}, [t('from'), t('to'), t('by'), t('when')].map((text) => h('th', { scope: 'col' }, text)))),
+              h('tbody', {}, rows.map((c) => h('tr', {}, h('td', {}, choiceShown(field, c.from)), h('td', {}, choiceShown(field, c.to)), h('td', {}, userShown(app, users, c.changed_by)), h('td', {}, shown(c.changed_at, 'datetime'))))),
+            ),
+          ),
+        );
+      });
+    return h('div', { class: 'state-panels' }, sections);
+  },
+});
+
+registerAction({
+  id: 'delete',
+  danger: true,
+  applies: (meta, record, app) => app.can(meta.key, 'delete'),
+  label: () => t('delete'),
+  async run(meta, record, app) {
+    if (!confirm(t('deleteAsk', { title: titleInSentence(meta), name: recordName(meta, record) }))) return;
+    const res = await api('DELETE', `${meta.path}/${record.id}`);
+    if (res.status === 204) return app.go(`#/r/${meta.key}`, t('deleted', { title: shortTitle(meta), name: recordName(meta, record) }));
+    say(errorText(res.data), 'error', res.status === 409 ? await holdersOf(meta, record, app) : []);
+  },
+});
+
+/** id, when made and changed, and by whom, by name. */
+async function recordFacts(record, app) {
+  const users = await usersById(app, [record.created_by]);
+  const fact = (label, value) => h('span', {}, `${label}: `, value);
+  return h(
+    'p',
+    { class: 'record-columns' },
+    fact('Id', `#${record.id}`),
+    record.created !== undefined ? fact(t('created'), shown(record.created, 'created')) : null,
+    record.modified !== undefined ? fact(t('modified'), shown(record.modified, 'modified')) : null,
+    record.created_by !== undefined ? fact(t('createdBy'), userShown(app, users, record.created_by)) : null,
+  );
 }
 
 export async function recordScreen(meta, id, app) {
-  const res = await api('GET', `${meta.path}/${id}`);
+  const expand = expandOf(meta, meta.fields.map((f) => f.name));
+  const res = await api('GET', `${meta.path}/${id}${expand ? `?expand=${expand}` : ''}`);
   if (res.status !== 200) return [h('h1', { tabindex: -1 }, shortTitle(meta)), h('p', { class: 'error' }, errorText(res.data))];
   const record = res.data;
-  const hasStates = meta.fields.some((f) => f.spec?.type === 'state');
-  const history = hasStates ? ((await api('GET', `${meta.path}/${id}/transitions`)).data ?? []) : [];
+  const [facts, before, after] = await Promise.all([recordFacts(record, app), panelsOf('before', meta, record, app), panelsOf('after', meta, record, app)]);
+  const actions = actionsOf(meta, record, app);
   return [
     h('h1', { tabindex: -1 }, `${shortTitle(meta)} ${recordName(meta, record)}`),
-    h('p', { class: 'record-columns' }, RECORD_COLUMNS.map((c) => h('span', {}, `${c.replace('_', ' ')}: ${shown(record[c], c)}`))),
-    ...statesOf(meta, record, history, app),
+    facts,
+    ...before,
     recordForm(meta, record, app, false),
-    app.can(meta.key, 'delete') ? h('div', { class: 'actions danger' }, h('button', { type: 'button', id: 'delete', onclick: () => remove(meta, record, app) }, 'Delete')) : null,
+    actions.length ? h('div', { class: 'actions record-actions' }, actions.map((a) => h('button', { type: 'button', id: a.id, class: a.danger ? 'danger' : undefined, onclick: () => a.run(meta, record, app) }, a.label(meta, record)))) : null,
+    ...after,
   ];
 }

@@ -1,8 +1,9 @@
 // The API tokens screen: the signed-in user's tokens (list, create, copy, revoke).
 import { api, errorText } from './api.js';
 import { $, h, say } from './dom.js';
+import { lang, t } from './i18n.js';
 
-const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+const when = (iso) => (iso ? new Date(iso).toLocaleString(lang) : '—');
 
 /** The id of the token whose value is on show under "Copy the new token now". */
 let shownTokenId = null;
@@ -11,11 +12,11 @@ export function showNewToken(token) {
   shownTokenId = token?.id ?? null;
   $('#new-token-value').textContent = token?.token ?? '';
   $('#new-token').hidden = !token;
-  $('#copy').textContent = 'Copy';
+  $('#copy').textContent = t('copy');
 }
 
 async function revoke(token) {
-  if (!confirm(`Revoke the token "${token.name}"? Programs using it are refused from then on.`)) return;
+  if (!confirm(t('revokeAsk', { name: token.name }))) return;
   const res = await api('DELETE', `/api/auth/tokens/${token.id}`);
   if (res.status !== 204) return say(errorText(res.data));
   await showTokens();
@@ -24,13 +25,13 @@ async function revoke(token) {
 export async function showTokens() {
   const { data } = await api('GET', '/api/auth/tokens');
   // a value stays on show only while its token exists (not revoked here or elsewhere)
-  if (shownTokenId !== null && !data.some((t) => t.id === shownTokenId)) showNewToken(null);
-  const rows = data.map((t) =>
+  if (shownTokenId !== null && !data.some((token) => token.id === shownTokenId)) showNewToken(null);
+  const rows = data.map((token) =>
     h(
       'tr',
-      { 'data-id': t.id },
-      [t.name, when(t.created), when(t.last_used), when(t.expires)].map((text) => h('td', {}, text)),
-      h('td', {}, h('button', { type: 'button', onclick: () => revoke(t) }, 'Revoke')),
+      { 'data-id': token.id },
+      [token.name, when(token.created), when(token.last_used), when(token.expires)].map((text) => h('td', {}, text)),
+      h('td', {}, h('button', { type: 'button', onclick: () => revoke(token) }, t('revoke'))),
     ),
   );
   $('#tokens').replaceChildren(...rows);
@@ -50,5 +51,5 @@ $('#create').addEventListener('submit', async (event) => {
 
 $('#copy').addEventListener('click', async () => {
   await navigator.clipboard.writeText($('#new-token-value').textContent);
-  $('#copy').textContent = 'Copied';
+  $('#copy').textContent = t('copied');
 });

@@ -1,0 +1,29 @@
+// What a record's screen shows besides its form, as a registry: panels (sections drawn before or
+// after the form) and actions (buttons under it). A feature adds its view of a record (files,
+// history, a restore button…) by registering here, without touching the record screen:
+//
+//   registerPanel({ id: 'files', place: 'after', applies: (meta, app) => …, render: async (meta, record, app) => element });
+//   registerAction({ id: 'restore', applies: (meta, record, app) => …, label: () => t('restore'), run: async (meta, record, app) => … });
+//
+// `render` may return null (nothing to show). Panels and actions appear in the order registered.
+
+const panels = [];
+const actions = [];
+
+/** `{ id, place: 'before' | 'after', applies(meta, app), render(meta, record, app) }`. */
+export function registerPanel(panel) {
+  panels.push(panel);
+}
+
+/** `{ id, applies(meta, record, app), label(meta, record), run(meta, record, app), danger? }`. */
+export function registerAction(action) {
+  actions.push(action);
+}
+
+/** The panels of `place` for a record of `meta`, drawn. */
+export async function panelsOf(place, meta, record, app) {
+  const chosen = panels.filter((p) => p.place === place && p.applies(meta, app));
+  return (await Promise.all(chosen.map((p) => p.render(meta, record, app)))).filter(Boolean);
+}
+
+export const actionsOf = (meta, record, app) => actions.filter((a) => a.applies(meta, record, app));
