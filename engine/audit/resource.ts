@@ -51,7 +51,7 @@ export const auditEntries = (resources: readonly Resource[]) =>
       at: field.datetime({ nullable: false, lookups: ['gte', 'lte'], description: 'When the write happened (UTC).' }),
       user: { ...id('The user who wrote; null for writes outside a request (manage commands).'), nullable: true },
       action: field.enum({ values: WRITE_KINDS, nullable: false, lookups: ['exact'], description: 'What the write did.' }),
-      resource: field.string({ maxLength: 200, nullable: false, lookups: ['exact'], description: 'The resource key, e.g. `issue/issue` (`user` for `/api/user`).' }),
+      resource: field.string({ maxLength: 100, nullable: false, lookups: ['exact'], description: 'The resource key, e.g. `issue/issue` (`user` for `/api/user`).' }),
       record_id: id('Id of the record written.'),
       changes: field.json({
         schema: { type: 'object', additionalProperties: true },

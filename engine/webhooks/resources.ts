@@ -44,7 +44,8 @@ export const webhookDeliveries = (resources: readonly Resource[]) =>
     title: 'Webhook delivery',
     description: "One event for one subscription: its attempts and outcome. Served to the subscription's owner while they may view its record as the event left it, and to superusers.",
     fields: {
-      delivery: field.string({ maxLength: 36, nullable: false, description: 'Sent as `X-BMS-Delivery`, the same on every attempt: receivers drop repeats by it.' }),
+      // a uuid column, served as its text: a JSON value of that shape
+      delivery: field.json({ schema: { type: 'string', format: 'uuid' }, nullable: false, description: 'Sent as `X-BMS-Delivery`, the same on every attempt: receivers drop repeats by it.' }),
       subscription: { ...id('The subscription it goes to.'), lookups: ['exact'] },
       event: field.string({ maxLength: 200, nullable: false, lookups: ['exact'], description: 'The event name, e.g. `issue.issue.created`.' }),
       resource: field.string({ maxLength: 100, nullable: false, description: 'The resource key, e.g. `issue/issue`.' }),
