@@ -36,7 +36,7 @@ export interface EngineTableWrites {
   remove(db: Knex, user: Principal, id: number): Promise<boolean>;
 }
 
-export interface EngineTableDeclaration<F extends Record<string, FieldSpec> = Record<string, FieldSpec>> extends Omit<ResourceDeclaration<F>, 'relations' | 'rules' | 'hooks' | 'seed' | 'access' | 'ordering'> {
+export interface EngineTableDeclaration<F extends Record<string, FieldSpec> = Record<string, FieldSpec>> extends Omit<ResourceDeclaration<F>, 'relations' | 'rules' | 'hooks' | 'seed' | 'ordering'> {
   /** The record columns its table has; it serves them after its fields, in this order (default none but id). */
   readonly recordColumns?: readonly RecordColumn[];
   /** Fields served from a column of another name (`user` from `user_id`). */
@@ -50,7 +50,8 @@ export interface EngineTableDeclaration<F extends Record<string, FieldSpec> = Re
   readonly page?: { readonly size: number; readonly max: number };
   /**
    * The records a non-superuser with the view permission sees, as a predicate over the row at
-   * `alias` (null: all): a rule that is code, where a module declares `access`. Superusers see all.
+   * `alias` (null: all): a rule that is code, for what `access` cannot say (the audit trail's "the
+   * records you may view, in every state recorded"); it replaces `access`. Superusers see all.
    */
   readonly visible?: (user: Principal, alias: string) => Fragment | null;
   /** Absent: read-only (writes answer 405, and only `view` is a permission). */

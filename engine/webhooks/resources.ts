@@ -8,7 +8,7 @@ import { field } from '../declare/fields.js';
 import { INT_MAX } from '../fields/values.js';
 import type { Resource } from '../registry/resource.js';
 import { DELIVERY_STATUSES, visibleDeliveries } from './deliveries.js';
-import { ACTIVE_DESCRIPTION, eventNames, eventsSchema, ownedBy, subscriptionWrites, URL_DESCRIPTION } from './subscriptions.js';
+import { ACTIVE_DESCRIPTION, eventNames, eventsSchema, subscriptionWrites, URL_DESCRIPTION } from './subscriptions.js';
 
 const id = (description: string) => field.integer({ minimum: 1, maximum: INT_MAX, nullable: false, description });
 const moment = (description: string, nullable = false) => field.datetime({ nullable, description });
@@ -30,7 +30,7 @@ export const webhookSubscriptions = (resources: readonly Resource[]) => {
     recordColumns: ['created', 'modified', 'created_by'],
     ordering: ['-id'],
     page: { size: 100, max: 1000 },
-    visible: ownedBy,
+    access: { view: { userIs: 'created_by' } },
     writes: subscriptionWrites(resources),
   });
 };
