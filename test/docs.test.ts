@@ -32,7 +32,7 @@ describe('documents', () => {
     const text = flat(read('docs/permissions.md'));
     expect(text).to.include('A name is `<app>.<action>_<model>`');
     // the plain rule: the path's first segment, and its last one without - and _
-    for (const r of registry.resources) {
+    for (const r of [...registry.resources, ...registry.tables]) {
       const segments = r.path.split('/').slice(2);
       const [app, model] = r.permissions.view.split('.view_') as [string, string];
       if (app !== segments[0]) expect(text, r.path).to.include(`whose app is \`${app}\``);

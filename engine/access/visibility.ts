@@ -111,6 +111,9 @@ export function subjectPredicate(resource: Resource, action: AccessAction, subje
 /** The predicate a row aliased `alias` must pass for `user` to see (`view`) or change it. */
 export function accessPredicate(resource: Resource, action: AccessAction, user: Principal, alias: string): Fragment | null {
   if (user.isSuperuser) return null;
+  // an engine table's rule may be code (declare/engine-table.ts), for viewing; its writes see to the rest
+  const visible = resource.engineTable?.visible;
+  if (visible) return action === 'view' ? visible(user, alias) : null;
   return subjectPredicate(resource, action, { kind: 'user', id: user.id }, alias);
 }
 

@@ -6,6 +6,7 @@
  * the same list.
  */
 import type { Lookup } from '../declare/index.js';
+import type { RecordColumn } from '../declare/engine-table.js';
 import type { EnumField } from '../declare/fields.js';
 import { typeOf, type FieldType, type Parsed, type Schema } from '../fields/index.js';
 import { dateTimeType } from '../fields/temporal.js';
@@ -186,28 +187,36 @@ export function filtersOf(resource: Resource): Filter[] {
       ),
     );
   }
-  filters.push(
-    {
-      param: 'uuid',
-      on: { key: 'uuid', lookup: 'exact' },
-      description: 'Only the record with this UUID.',
-      schema: { type: 'string', format: 'uuid' },
-      parse: (v) => (UUID.test(v) ? { ok: true, value: v.toLowerCase() } : fail('Enter a valid UUID.')),
-      where: (v) => frag(`${ROW}.uuid = ?::uuid`, [v]),
-    },
-    {
-      param: 'remote_key',
-      on: { key: 'remote_key', lookup: 'exact' },
-      description: 'Only the record with this external key.',
-      schema: { type: 'string' },
-      parse: (v) => ({ ok: true, value: v }),
-      where: (v) => frag(`${ROW}.remote_key = ?`, [v]),
-    },
-    recordBound('created_after', 'created', 'gte', 'Created at or after this date or date-time (inclusive).'),
-    recordBound('created_before', 'created', 'lte', 'Created at or before this date or date-time (inclusive).'),
-    recordBound('modified_after', 'modified', 'gte', 'Modified at or after this date or date-time (inclusive).'),
-    recordBound('modified_before', 'modified', 'lte', 'Modified at or before this date or date-time (inclusive).'),
-  );
+  const has = (column: RecordColumn) => resource.recordColumns.includes(column);
+  const recordFilters: [RecordColumn, Filter][] = [
+    [
+      'uuid',
+      {
+        param: 'uuid',
+        on: { key: 'uuid', lookup: 'exact' },
+        description: 'Only the record with this UUID.',
+        schema: { type: 'string', format: 'uuid' },
+        parse: (v) => (UUID.test(v) ? { ok: true, value: v.toLowerCase() } : fail('Enter a valid UUID.')),
+        where: (v) => frag(`${ROW}.uuid = ?::uuid`, [v]),
+      },
+    ],
+    [
+      'remote_key',
+      {
+        param: 'remote_key',
+        on: { key: 'remote_key', lookup: 'exact' },
+        description: 'Only the record with this external key.',
+        schema: { type: 'string' },
+        parse: (v) => ({ ok: true, value: v }),
+        where: (v) => frag(`${ROW}.remote_key = ?`, [v]),
+      },
+    ],
+    ['created', recordBound('created_after', 'created', 'gte', 'Created at or after this date or date-time (inclusive).')],
+    ['created', recordBound('created_before', 'created', 'lte', 'Created at or before this date or date-time (inclusive).')],
+    ['modified', recordBound('modified_after', 'modified', 'gte', 'Modified at or after this date or date-time (inclusive).')],
+    ['modified', recordBound('modified_before', 'modified', 'lte', 'Modified at or before this date or date-time (inclusive).')],
+  ];
+  filters.push(...recordFilters.filter(([column]) => has(column)).map(([, filter]) => filter));
   return filters;
 }
 

@@ -77,8 +77,10 @@ export function listQuery(resource: Resource, visible: readonly Fragment[], plan
       if (!size) return { truncated: false };
       const more = keys.length === 2;
       const at = (comparison: Comparison, key: Key): Position => ({ cursor: encodeCursor(terms, { comparison, key }) });
-      // next pages always continue from a cursor: stable under inserts, and as quick at any depth
-      const onward = more ? at(backward ? '<' : '>', keys[0]!) : undefined;
+      // next pages continue from a cursor (stable under inserts, and as quick at any depth), unless
+      // the resource pages by offset (an engine table's declared page) and the request did
+      const byOffset = resource.engineTable?.page !== undefined && !cursor;
+      const onward = !more ? undefined : byOffset ? { offset: skip + size } : at(backward ? '<' : '>', keys[0]!);
       const truncated = capped && more;
       if (!cursor) return { next: onward, prev: skip > 0 ? { offset: Math.max(0, skip - size) } : undefined, truncated };
       const back = at(complement(cursor.comparison), cursor.key);

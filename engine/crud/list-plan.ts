@@ -25,11 +25,8 @@ const MOMENT = { type: 'datetime', description: 'Time.' } as const;
 
 /** Fields a list may be ordered by: id, created, modified, orderable fields and foreign keys. */
 export function orderableColumns(resource: Resource): Map<string, OrderColumn> {
-  const m = new Map<string, OrderColumn>([
-    ['id', orderColumn(`${ROW}.id`, ID, false)],
-    ['created', orderColumn(`${ROW}.created`, MOMENT, false)],
-    ['modified', orderColumn(`${ROW}.modified`, MOMENT, false)],
-  ]);
+  const m = new Map<string, OrderColumn>([['id', orderColumn(`${ROW}.id`, ID, false)]]);
+  for (const moment of ['created', 'modified'] as const) if (resource.recordColumns.includes(moment)) m.set(moment, orderColumn(`${ROW}.${moment}`, MOMENT, false));
   for (const f of resource.fields) if (f.orderable && f.column) m.set(f.name, orderColumn(col(ROW, f.column), f.spec, f.nullable));
   for (const fk of resource.foreignKeys) m.set(fk.name, orderColumn(col(ROW, fk.column), ID, !fk.required));
   return m;
@@ -76,6 +73,15 @@ function withoutNul(query: Record<string, string>, filters: readonly Filter[], e
   return out;
 }
 
+/** The paging of a resource that declares a page (an engine table): its size by default, `limit` from 1 to its most. */
+function pageOf(resource: Resource, paging: Paging, errors: FieldErrors): Paging {
+  const page = resource.engineTable?.page;
+  if (!page || errors.limit) return paging;
+  const { limit = page.size } = paging;
+  if (limit < 1 || limit > page.max) errors.limit = [`Ensure this value is between 1 and ${page.max}.`];
+  return { ...paging, limit };
+}
+
 export function planList(
   resource: Resource,
   filters: readonly Filter[],
@@ -89,7 +95,7 @@ export function planList(
   const where = filterConditions(filters, query, errors);
   if (query.search !== undefined && search.length > 0) where.push(...searchCondition(search, query.search, errors));
   const ordering = parseOrdering(query.ordering ?? resource.ordering.join(','), orderable, errors);
-  const paging = parsePaging(query, ordering, errors);
+  const paging = pageOf(resource, parsePaging(query, ordering, errors), errors);
   const shape = shapes.parse(query, errors);
   if (Object.keys(errors).length) throw new ValidationError(errors);
   return { where, ordering: ordering!, shape, ...paging };

@@ -20,7 +20,7 @@ import { mapDatabaseError } from '../storage/db-errors.js';
 import { joined } from '../storage/request-transaction.js';
 import { jsonRecords, ROW } from '../storage/serialise.js';
 import { ReadRouting } from '../storage/replicas.js';
-import { entityTag, type Precondition } from '../storage/entity-tag.js';
+import { holds, type Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { textPieces } from '../storage/text-pieces.js';
@@ -56,8 +56,6 @@ export interface ListAnswer {
   links(): PageLinks;
 }
 
-
-const holds = (precondition: Precondition, json: string): boolean => precondition === '*' || precondition.includes(entityTag(json));
 
 const throwNotFound = (): never => {
   throw notFound();
@@ -149,7 +147,8 @@ export class ResourceService {
     return this.reads.read((db) => this.fetchVisible(db, user, id, list));
   }
 
-  private async fetchVisible(db: Db, user: Principal, id: number, list?: Fragment): Promise<string> {
+  /** The record as its detail serves it, read on `db` (a write's transaction, say); 404 when the caller cannot see it. */
+  async fetchVisible(db: Db, user: Principal, id: number, list?: Fragment): Promise<string> {
     return (await this.fetchJson(db, id, this.visible(user), list)) ?? throwNotFound();
   }
 

@@ -10,6 +10,7 @@ import { createAjv } from '../crud/validator.js';
 import { ResourceService } from '../crud/service.js';
 import type { Logger } from '../log.js';
 import type { Registry } from '../registry/registry.js';
+import type { Resource } from '../registry/resource.js';
 import { PrincipalCache } from '../auth/principal-cache.js';
 import { sessionMiddleware } from '../auth/sessions.js';
 import { TokenAuthenticator } from '../auth/token-auth.js';
@@ -32,10 +33,7 @@ import { DEFAULT_BOUNDS, DEFAULT_LISTS_PER_USER } from '../config.js';
 import { ListTurns } from './list-turns.js';
 import { mountResource } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
-import { mountTable } from './table-routes.js';
-import { mountAudit } from '../audit/routes.js';
-import { DELIVERY_PATH, deliveryRoutes } from '../webhooks/deliveries.js';
-import { SUBSCRIPTION_PATH, subscriptionRoutes } from '../webhooks/subscriptions.js';
+import { DeclaredWrites } from '../crud/declared-writes.js';
 
 export interface Services {
   db: Knex;
@@ -65,7 +63,10 @@ export interface Services {
 
 export interface App {
   koa: Koa;
+  /** The modules' resources' services. */
   services: Map<string, ResourceService>;
+  /** The engine tables' services (registry.tables): served and documented as resources, out of MCP's and the admin app's reach. */
+  tables: Map<string, ResourceService>;
 }
 
 export function createApp({
@@ -88,14 +89,16 @@ export function createApp({
   koa.silent = true;
   koa.context.publicUrl = publicUrl;
   const ajv = createAjv();
-  const services = new Map(registry.resources.map((r) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows, reads, checksOnly })]));
+  const serviceOf = (r: Resource) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows, reads, checksOnly })] as const;
+  const services = new Map(registry.resources.map(serviceOf));
+  const tables = new Map(registry.tables.map(serviceOf));
 
   // paths are lower-case in the schema; `/API/...` must not reach a route (and so never skip authentication)
   const publicRouter = new Router({ sensitive: true });
   mountHealth(publicRouter, db);
   mountAdminApp(publicRouter, registry, services);
   mountFavicon(publicRouter);
-  mountSchema(publicRouter, registry, services);
+  mountSchema(publicRouter, registry, new Map([...services, ...tables]));
 
   const session = sessionMiddleware(koa, db, secureCookies);
   const tokens = new TokenAuthenticator(db, principals);
@@ -107,10 +110,11 @@ export function createApp({
   const lists = new ListTurns(listTurns.perUser, listTurns.waitMs);
   for (const service of services.values()) mountResource(routes, service, idempotent, lists);
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!, idempotent);
-  mountAudit(routes, db, registry.resources);
   mountSummary(routes, db, registry.resources);
-  mountTable(routes, SUBSCRIPTION_PATH, subscriptionRoutes(db, registry.resources, ajv));
-  mountTable(routes, DELIVERY_PATH, deliveryRoutes(db, registry.resources));
+  for (const table of tables.values()) {
+    const declared = table.resource.engineTable?.writes;
+    mountResource(routes, table, idempotent, lists, declared && new DeclaredWrites(table, declared, ajv));
+  }
 
   koa.use(requestLog(log));
   koa.use(renderErrors);
@@ -124,5 +128,5 @@ export function createApp({
   // every route of the table authenticates first
   koa.use(routes.middleware(authenticate));
   koa.use(notFoundAfterAuthentication(authenticate));
-  return { koa, services };
+  return { koa, services, tables };
 }

@@ -6,7 +6,8 @@
 import type { Context } from 'koa';
 import type { Principal } from '../auth/users.js';
 import { emptyMap, methodNotAllowed, notFound, permissionDenied } from '../errors.js';
-import type { Action } from '../registry/resource.js';
+import type { RecordWrites } from '../crud/declared-writes.js';
+import type { Action, Resource } from '../registry/resource.js';
 import type { ResourceService } from '../crud/service.js';
 import type { Precondition } from '../storage/entity-tag.js';
 import type { ListTurns } from './list-turns.js';
@@ -82,43 +83,58 @@ function sendTagged(ctx: Context, text: string): void {
   sendJson(ctx, text);
 }
 
-export function mountResource(routes: RouteTable, service: ResourceService, idempotent: IdempotentPosts, lists: ListTurns): void {
-  const { path } = service.resource;
+/** The handlers of the actions `resource` serves, by method: the others answer 405. */
+const served = (resource: Resource, handlers: Partial<Record<string, Handler>>): Partial<Record<string, Handler>> =>
+  Object.fromEntries(Object.entries(handlers).filter(([method]) => resource.actions.includes(ACTION_OF[method]!)));
+
+/**
+ * `writes`: who writes its records, the service itself (with `If-Match`) unless the resource is an
+ * engine table that declares its own writes (crud/declared-writes.ts).
+ */
+export function mountResource(routes: RouteTable, service: ResourceService, idempotent: IdempotentPosts, lists: ListTurns, writes: RecordWrites = service): void {
+  const { resource } = service;
+  const { path } = resource;
   routes.add(
     path,
-    dispatch(service, {
-      GET: async (ctx, user) => {
-        await lists.take(ctx, user.id);
-        const answer = await service.list(user, queryOf(ctx));
-        await sendJsonArray(ctx, answer.records, () => listHeaders(ctx, answer));
-      },
-      POST: async (ctx, user) => {
-        await idempotent.run(ctx, user, async (body) => sendJson(ctx, await service.create(user, body), 201));
-      },
-    }),
+    dispatch(
+      service,
+      served(resource, {
+        GET: async (ctx, user) => {
+          await lists.take(ctx, user.id);
+          const answer = await service.list(user, queryOf(ctx));
+          await sendJsonArray(ctx, answer.records, () => listHeaders(ctx, answer));
+        },
+        POST: async (ctx, user) => {
+          await idempotent.run(ctx, user, async (body) => sendJson(ctx, await writes.create(user, body), 201));
+        },
+      }),
+    ),
   );
   routes.add(
     `${path}/:id`,
-    dispatch(service, {
-      GET: async (ctx, user, id) => {
-        const text = await service.retrieve(user, idOf(id), queryOf(ctx));
-        const tag = entityTag(text);
-        ctx.set('ETag', tag);
-        const known = ctx.get('If-None-Match');
-        if (known && noneMatchNames(known, tag)) ctx.status = 304;
-        else sendJson(ctx, text);
-      },
-      PUT: async (ctx, user, id) => {
-        sendTagged(ctx, await service.update(user, idOf(id), await readJsonBody(ctx), false, preconditionOf(ctx)));
-      },
-      PATCH: async (ctx, user, id) => {
-        sendTagged(ctx, await service.update(user, idOf(id), await readJsonBody(ctx), true, preconditionOf(ctx)));
-      },
-      DELETE: async (ctx, user, id) => {
-        await service.destroy(user, idOf(id), preconditionOf(ctx));
-        ctx.status = 204;
-      },
-    }),
+    dispatch(
+      service,
+      served(resource, {
+        GET: async (ctx, user, id) => {
+          const text = await service.retrieve(user, idOf(id), queryOf(ctx));
+          const tag = entityTag(text);
+          ctx.set('ETag', tag);
+          const known = ctx.get('If-None-Match');
+          if (known && noneMatchNames(known, tag)) ctx.status = 304;
+          else sendJson(ctx, text);
+        },
+        PUT: async (ctx, user, id) => {
+          sendTagged(ctx, await writes.update(user, idOf(id), await readJsonBody(ctx), false, preconditionOf(ctx)));
+        },
+        PATCH: async (ctx, user, id) => {
+          sendTagged(ctx, await writes.update(user, idOf(id), await readJsonBody(ctx), true, preconditionOf(ctx)));
+        },
+        DELETE: async (ctx, user, id) => {
+          await writes.destroy(user, idOf(id), preconditionOf(ctx));
+          ctx.status = 204;
+        },
+      }),
+    ),
   );
   if (service.hasStates) {
     routes.add(

@@ -5,11 +5,11 @@
  */
 import type { ResourceService } from '../crud/service.js';
 import type { Registry } from '../registry/registry.js';
+import type { Resource } from '../registry/resource.js';
 import { authPaths } from './auth-paths.js';
 import { batchPaths } from './batch-paths.js';
 import { deprecatedTwins } from './deprecated-paths.js';
 import { docsPaths } from './docs-paths.js';
-import { FEATURE_TAGS, featurePaths } from './feature-paths.js';
 import { mcpPaths } from './mcp-paths.js';
 import { readSchema, requestSchema, schemaNames } from './resource-schemas.js';
 import { resourcePaths } from './resource-paths.js';
@@ -30,13 +30,18 @@ export const INFO = {
   ].join('\n'),
 };
 
-function tags(registry: Registry): { name: string; description: string }[] {
+/** One tag per module of `resources`, naming their titles. */
+function moduleTags(resources: readonly Resource[]): { name: string; description: string }[] {
   const modules = new Map<string, string[]>();
-  for (const r of registry.resources) modules.set(r.module, [...(modules.get(r.module) ?? []), r.title]);
+  for (const r of resources) modules.set(r.module, [...(modules.get(r.module) ?? []), r.title]);
+  return [...modules].map(([name, titles]) => ({ name, description: `The ${name} module: ${titles.join(', ')}.` }));
+}
+
+function tags(registry: Registry): { name: string; description: string }[] {
   return [
-    ...[...modules].map(([name, titles]) => ({ name, description: `The ${name} module: ${titles.join(', ')}.` })),
+    ...moduleTags(registry.resources),
     { name: 'auth', description: 'Sign-in sessions and API tokens.' },
-    ...FEATURE_TAGS,
+    ...moduleTags(registry.tables),
     { name: 'schema', description: 'This document and its interactive documentation.' },
     { name: 'mcp', description: 'The Model Context Protocol endpoint for agents.' },
   ];
@@ -55,14 +60,14 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
   const schemas: Record<string, Schema> = { ...shared.schemas };
   for (const service of services.values()) {
     const names = schemaNames(service.resource);
+    const writable = service.resource.actions.includes('add');
     merge(schemas, {
       [names.read]: readSchema(service.view),
-      [names.request]: requestSchema(service.resource, 'create'),
-      [names.patched]: requestSchema(service.resource, 'patch'),
+      ...(writable ? { [names.request]: requestSchema(service.resource, 'create'), [names.patched]: requestSchema(service.resource, 'patch') } : {}),
     });
     merge(paths, resourcePaths(service, names));
   }
-  for (const part of [batchPaths(registry.batches), authPaths(schemas[schemaNames(registry.get('user')).read]!), featurePaths(registry.resources)]) {
+  for (const part of [batchPaths(registry.batches), authPaths(schemas[schemaNames(registry.get('user')).read]!)]) {
     merge(schemas, part.schemas);
     merge(paths, part.paths);
   }

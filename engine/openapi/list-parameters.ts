@@ -7,6 +7,7 @@ import type { ResourceService } from '../crud/service.js';
 import type { Filter } from '../crud/filters.js';
 import { SEARCH_LIMITS } from '../crud/list-plan.js';
 import type { ViewEntry } from '../describe/view.js';
+import type { Resource } from '../registry/resource.js';
 import { ref, type Parameter, type Ref } from './types.js';
 
 function filterParameter(entries: ReadonlyMap<string, ViewEntry>, f: Filter): Parameter {
@@ -18,6 +19,18 @@ function filterParameter(entries: ReadonlyMap<string, ViewEntry>, f: Filter): Pa
     description: subject ? `${f.description} ${subject}` : f.description,
     ...(f.schema.type === 'array' ? { style: 'form', explode: false } : {}),
     schema: { ...f.schema },
+  };
+}
+
+/** `limit`: the shared one, or the declared page's (an engine table's). */
+function limitParameter(resource: Resource): Parameter | Ref {
+  const page = resource.engineTable?.page;
+  if (!page) return ref('parameters', 'Limit');
+  return {
+    name: 'limit',
+    in: 'query',
+    description: `At most this many records (default ${page.size}, at most ${page.max}); \`Link\` (\`rel="next"\`) points to the next page.`,
+    schema: { type: 'integer', minimum: 1, maximum: page.max },
   };
 }
 
@@ -45,7 +58,7 @@ export function listParameters({ view }: ResourceService): (Parameter | Ref)[] {
       explode: false,
       schema: { type: 'array', items: { type: 'string', enum: orderable.flatMap((n) => [n, `-${n}`]) } },
     },
-    ref('parameters', 'Limit'),
+    limitParameter(resource),
     ref('parameters', 'Offset'),
     ref('parameters', 'Cursor'),
     ref('parameters', 'Count'),

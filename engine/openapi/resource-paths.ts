@@ -8,11 +8,13 @@ import type { Action } from '../registry/resource.js';
 import { listParameters, shapeParameters } from './list-parameters.js';
 import type { SchemaNames } from './resource-schemas.js';
 import { json, REPLAYED, responsesOf, WRITE_ERRORS } from './shared.js';
-import { ref, type Operation, type Paths, type RequestBody } from './types.js';
+import { ref, type Method, type Operation, type Paths, type RequestBody } from './types.js';
 
 type Details = Omit<Operation, 'operationId' | 'summary' | 'description' | 'tags'>;
 
 const LIST_HEADERS = { Link: ref('headers', 'PageLinks'), 'X-Total-Count': ref('headers', 'TotalCount'), 'X-List-Truncated': ref('headers', 'ListTruncated') };
+
+const ACTION_OF: Record<Method, Action> = { get: 'view', post: 'add', put: 'change', patch: 'change', delete: 'delete' };
 
 const body = (schema: string, required: boolean): RequestBody => ({ required, content: json(ref('schemas', schema)) });
 
@@ -72,6 +74,10 @@ export function resourcePaths(service: ResourceService, names: SchemaNames): Pat
       }),
     },
   };
+  // only what the resource serves: a read-only engine table answers 405 to writes
+  for (const item of Object.values(paths)) {
+    for (const method of Object.keys(item) as Method[]) if (!resource.actions.includes(ACTION_OF[method])) delete item[method];
+  }
   if (service.hasStates) {
     const states = resource.fields.filter((f) => f.spec.type === 'state').map((f) => `\`${f.name}\``);
     paths[`${resource.path}/{id}/transitions`] = {

@@ -1,8 +1,10 @@
 /** Turns declarations into linked resources and checks them, naming the resource and the fix. */
 import type { FieldSpec, ResourceDeclaration, RelationSpec, BatchDeclaration } from '../declare/index.js';
+import type { EngineTableDeclaration } from '../declare/engine-table.js';
 import {
   ACTIONS,
   type Batch,
+  RECORD_COLUMNS,
   RECORD_FIELDS,
   type Field,
   type ForeignKeyRef,
@@ -28,7 +30,7 @@ function keyOf(d: ResourceDeclaration): string {
   return (d.path ?? `/api/${d.module}/${d.name}`).replace(/^\/api\//, '');
 }
 
-function compileField(name: string, spec: FieldSpec): Field {
+function compileField(spec: FieldSpec, name: string, column = name): Field {
   const derived = spec.type === 'enum' && spec.derived !== undefined;
   const hasDefault = 'default' in spec && spec.default !== undefined;
   const type = typeOf(spec);
@@ -36,7 +38,7 @@ function compileField(name: string, spec: FieldSpec): Field {
   return {
     name,
     spec,
-    column: derived ? null : name,
+    column: derived ? null : column,
     nullable: spec.nullable ?? (!spec.required && !hasDefault && spec.type !== 'permissions'),
     writable: !spec.readOnly && !derived,
     readable,
@@ -46,11 +48,13 @@ function compileField(name: string, spec: FieldSpec): Field {
   };
 }
 
-function compileOne(d: ResourceDeclaration): Resource {
+function compileOne(d: ResourceDeclaration, table?: EngineTableDeclaration): Resource {
   const key = keyOf(d);
   const modelName = d.permission?.model ?? d.name.replace(/[-_]/g, '');
   const app = d.permission?.app ?? d.module;
-  const fields = Object.entries(d.fields).map(([name, spec]) => compileField(name, spec));
+  const columns: Readonly<Record<string, string | undefined>> = table?.columns ?? {};
+  // a read-only table's fields are all read-only
+  const fields = Object.entries(d.fields).map(([name, spec]) => compileField(table && !table.writes ? { ...spec, readOnly: true } : spec, name, columns[name]));
   for (const f of fields) {
     if ((RECORD_FIELDS as readonly string[]).includes(f.name)) throw new DeclarationError(key, `field "${f.name}" is added by the engine; remove it.`);
     // a client's write is a change, so only what clients cannot write may be bookkeeping
@@ -66,6 +70,9 @@ function compileOne(d: ResourceDeclaration): Resource {
     description: d.description,
     operationPrefix: key.replace(/[/-]/g, '_'),
     permissions: Object.fromEntries(ACTIONS.map((a) => [a, `${app}.${a}_${modelName}`])) as Resource['permissions'],
+    actions: table && !table.writes ? ['view'] : ACTIONS,
+    recordColumns: table ? (table.recordColumns ?? []) : RECORD_COLUMNS,
+    engineTable: table,
     fields,
     foreignKeys: [],
     manyToMany: [],
@@ -160,7 +167,8 @@ function check(resource: Resource): void {
     }
   }
   for (const o of resource.ordering) {
-    if (!findField(resource, o.replace(/^-/, ''))?.orderable) fail(`ordering names "${o}", which is not an orderable field.`);
+    const name = o.replace(/^-/, '');
+    if (name !== 'id' && !findField(resource, name)?.orderable) fail(`ordering names "${o}", which is not an orderable field.`);
   }
   try {
     checkAccess(resource);
@@ -169,8 +177,8 @@ function check(resource: Resource): void {
   }
 }
 
-export function compileDeclarations(declarations: readonly ResourceDeclaration[]): Resource[] {
-  const resources = declarations.map(compileOne);
+/** Refuses a key or a table declared twice among `resources`. */
+function refuseTwice(resources: readonly Resource[]): Map<string, Resource> {
   const byKey = new Map<string, Resource>();
   const tables = new Set<string>();
   for (const r of resources) {
@@ -179,6 +187,23 @@ export function compileDeclarations(declarations: readonly ResourceDeclaration[]
     byKey.set(r.key, r);
     tables.add(r.table);
   }
+  return byKey;
+}
+
+/** The engine's own tables, beside the `modules`' resources (whose keys and tables they must not take). */
+export function compileEngineTables(declarations: readonly EngineTableDeclaration[], modules: readonly Resource[]): Resource[] {
+  const tables = declarations.map((d) => compileOne(d as ResourceDeclaration, d));
+  refuseTwice([...modules, ...tables]);
+  for (const t of tables) {
+    for (const name of Object.keys(t.engineTable?.columns ?? {})) if (!findField(t, name)) throw new DeclarationError(t.key, `columns names unknown field "${name}".`);
+    check(t);
+  }
+  return tables;
+}
+
+export function compileDeclarations(declarations: readonly ResourceDeclaration[]): Resource[] {
+  const resources = declarations.map((d) => compileOne(d));
+  const byKey = refuseTwice(resources);
   for (const r of resources) link(r, byKey);
   for (const r of resources) check(r);
   for (const r of resources) {

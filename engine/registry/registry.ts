@@ -3,18 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BatchDeclaration, ModuleDeclaration, ResourceDeclaration } from '../declare/index.js';
-import { compileBatches, compileDeclarations } from './compile.js';
-import { ACTIONS, type Batch, type Resource } from './resource.js';
-
-/** Permissions of the engine's own endpoints (the audit trail, webhooks), which no declaration defines. */
-export const FEATURE_PERMISSIONS = [
-  'audit.view_entry',
-  'webhook.view_subscription',
-  'webhook.add_subscription',
-  'webhook.change_subscription',
-  'webhook.delete_subscription',
-  'webhook.view_delivery',
-] as const;
+import { compileBatches, compileDeclarations, compileEngineTables } from './compile.js';
+import { engineTables } from './engine-tables.js';
+import { permissionNamesOf, type Batch, type Resource } from './resource.js';
 
 export interface Declarations {
   resources: ResourceDeclaration[];
@@ -24,12 +15,15 @@ export interface Declarations {
 }
 
 export class Registry {
+  /** The modules' resources (`resources/`): what makemigrations, the change capture, the seed and MCP know. */
   readonly resources: readonly Resource[];
+  /** The engine's own tables the API serves (registry/engine-tables.ts); their tables are the engine's migrations'. */
+  readonly tables: readonly Resource[];
   readonly batches: readonly Batch[];
   /** Deprecated path → the path that replaced it. */
   readonly redirects: readonly (readonly [string, string])[];
   private readonly byKey: ReadonlyMap<string, Resource>;
-  /** Every permission name the resources define, plus extra ones engine features need. */
+  /** Every permission name: one per action each resource and engine table serves. */
   readonly permissionNames: ReadonlySet<string>;
   /** Module name → its declaration, for the modules that have one. */
   readonly modules: ReadonlyMap<string, ModuleDeclaration>;
@@ -46,7 +40,8 @@ export class Registry {
     for (const [old] of this.redirects) {
       if (this.resources.some((r) => r.path === old || r.path.startsWith(`${old}/`))) throw new Error(`Deprecated path "${old}" is the path of a resource.`);
     }
-    this.permissionNames = new Set([...this.resources.flatMap((r) => ACTIONS.map((a) => r.permissions[a])), ...FEATURE_PERMISSIONS]);
+    this.tables = compileEngineTables(engineTables(this.resources), this.resources);
+    this.permissionNames = new Set([...this.resources, ...this.tables].flatMap(permissionNamesOf));
   }
 
   get(key: string): Resource {

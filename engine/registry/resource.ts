@@ -1,11 +1,14 @@
 /** The compiled form of a declaration: names resolved, relations linked, defaults applied. */
 import type { FieldSpec, ForeignKey, ManyToMany, ResourceDeclaration, ObjectAccess, RecordRule, BatchDeclaration } from '../declare/index.js';
+import type { EngineTableDeclaration, RecordColumn } from '../declare/engine-table.js';
 
 export type Action = 'view' | 'add' | 'change' | 'delete';
 export const ACTIONS: readonly Action[] = ['view', 'add', 'change', 'delete'];
 
 /** Present on every record (CONTRACT 2); never declared. */
 export const RECORD_FIELDS = ['id', 'uuid', 'created', 'modified', 'created_by', 'remote_key'] as const;
+/** The record columns but id, which every table has. */
+export const RECORD_COLUMNS: readonly RecordColumn[] = ['uuid', 'created', 'modified', 'created_by', 'remote_key'];
 
 /** The engine's identity model: the resources that access rules name as users and as groups. */
 export const PRINCIPALS = { user: 'user', group: 'customgroup' } as const;
@@ -53,6 +56,12 @@ export interface Resource {
   /** Prefix of operation ids: `organisation_mitarbeitende`, `user`. */
   operationPrefix: string;
   permissions: Record<Action, string>;
+  /** The actions it serves (all four, but `view` only for a read-only engine table); each has its permission name. */
+  actions: readonly Action[];
+  /** The record columns its table has beside id (all of RECORD_COLUMNS for a module's). */
+  recordColumns: readonly RecordColumn[];
+  /** Set for a table of the engine's own (declare/engine-table.ts). */
+  engineTable: EngineTableDeclaration | undefined;
   fields: Field[];
   foreignKeys: ForeignKeyRef[];
   manyToMany: ManyToManyRef[];
@@ -63,6 +72,9 @@ export interface Resource {
   referencedBy: { resource: Resource; fk: ForeignKeyRef }[];
   declaration: ResourceDeclaration;
 }
+
+/** The permission names of the actions `resource` serves. */
+export const permissionNamesOf = (resource: Resource): string[] => resource.actions.map((a) => resource.permissions[a]);
 
 export function findField(resource: Resource, name: string): Field | undefined {
   return resource.fields.find((f) => f.name === name);

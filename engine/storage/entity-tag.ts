@@ -10,5 +10,8 @@ export const entityTag = (text: string): string => `"${createHash('sha256').upda
 /** If-Match: the entity tags one of which the record as served must carry, or `*` for any; checked with its row locked. */
 export type Precondition = readonly string[] | '*';
 
+/** Whether the record served as `json` meets `precondition`. */
+export const holds = (precondition: Precondition, json: string): boolean => precondition === '*' || precondition.includes(entityTag(json));
+
 /** `entityTag` of the SQL text expression `json`. */
 export const entityTagSql = (json: string): string => `'"' || rtrim(translate(encode(sha256(convert_to(${json}, 'UTF8')), 'base64'), '+/', '-_'), '=') || '"'`;

@@ -3,6 +3,7 @@
  * happens in SQL (ISO timestamps with Z, dates, decimals as text, many-to-many ids as sorted
  * arrays), so a list is one query and pg and PGlite return identical values.
  */
+import type { RecordColumn } from '../declare/engine-table.js';
 import type { Field, ManyToManyRef, Resource } from '../registry/resource.js';
 import { typeOf } from '../fields/index.js';
 import { isoTimestamp } from '../fields/values.js';
@@ -42,10 +43,9 @@ export interface SelectPart {
  * the join-table subqueries of the relations it names.
  */
 export function selectParts(resource: Resource, links: LinkExpressions = () => undefined, alias = ROW): SelectPart[] {
-  const parts: SelectPart[] = [
-    { name: 'id', sql: `${alias}.id` },
-    { name: 'uuid', sql: `${alias}.uuid::text` },
-  ];
+  const has = (column: RecordColumn) => resource.recordColumns.includes(column);
+  const parts: SelectPart[] = [{ name: 'id', sql: `${alias}.id` }];
+  if (has('uuid')) parts.push({ name: 'uuid', sql: `${alias}.uuid::text` });
   for (const f of resource.fields) {
     const expr = f.readable ? fieldExpression(resource, f, alias) : null;
     if (expr) parts.push({ name: f.name, sql: expr });
@@ -56,12 +56,13 @@ export function selectParts(resource: Resource, links: LinkExpressions = () => u
     const ids = links(m) ?? `array(select j.${q(targetColumn)} from ${q(table)} j where j.${q(sourceColumn)} = ${alias}.id order by 1)`;
     parts.push({ name: m.name, sql: ids });
   }
-  parts.push(
-    { name: 'created', sql: isoTimestamp(`${alias}.created`) },
-    { name: 'modified', sql: isoTimestamp(`${alias}.modified`) },
-    { name: 'created_by', sql: `${alias}.created_by` },
-    { name: 'remote_key', sql: `${alias}.remote_key` },
-  );
+  const tail: Record<Exclude<RecordColumn, 'uuid'>, string> = {
+    created: isoTimestamp(`${alias}.created`),
+    modified: isoTimestamp(`${alias}.modified`),
+    created_by: `${alias}.created_by`,
+    remote_key: `${alias}.remote_key`,
+  };
+  for (const [name, sql] of Object.entries(tail)) if (has(name as RecordColumn)) parts.push({ name, sql });
   return parts;
 }
 

@@ -1,0 +1,67 @@
+/**
+ * `/api/audit`: the trail the change capture writes (migration 0260), read-only. Superusers see
+ * every entry; others with its view permission those of the resources they hold the view permission
+ * of, where the resource's view rule admits the record now (or, once deleted, as its delete entry
+ * left it) and in every state the entry recorded: the values it left (its snapshot, migration 0280)
+ * and, for an update, those before it. One predicate per resource, inside the list's one statement.
+ */
+import type { Principal } from '../auth/users.js';
+import { viewsEveryState } from '../access/visibility.js';
+import { defineEngineTable } from '../declare/engine-table.js';
+import { field } from '../declare/fields.js';
+import { INT_MAX } from '../fields/values.js';
+import { mayPerform } from '../http/resource-routes.js';
+import type { Resource } from '../registry/resource.js';
+import { FALSE, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
+
+const WRITE_KINDS = ['create', 'update', 'delete'] as const;
+const id = (description: string) => field.integer({ minimum: 1, maximum: INT_MAX, nullable: false, description, lookups: ['exact'] });
+
+/**
+ * The record's values now: its stored row, or once deleted those its delete entry left. A record
+ * deleted unseen by the capture (the seed's writes) has none, so its entries stay hidden.
+ */
+const now = (r: Resource, e: string): Fragment =>
+  frag(`coalesce((select to_jsonb(live) from ${q(r.table)} live where live.id = ${e}.record_id),
+    (select d.snapshot from audit_entries d where d.resource = ${e}.resource and d.record_id = ${e}.record_id and d.action = 'delete' order by d.id desc limit 1))`);
+/** The values the entry recorded: those it left, and before an update, those with each changed field's old value. */
+const left = (e: string): Fragment => frag(`${e}.snapshot`);
+const before = (e: string): Fragment =>
+  frag(`case when ${e}.action = 'update' then ${e}.snapshot || (select jsonb_object_agg(c.key, c.value -> 0) from jsonb_each(${e}.changes) c) else ${e}.snapshot end`);
+
+/** Entries (row `e`) `user` may see: of records they can view now and could view in every state the entry recorded. */
+function visibleEntries(resources: readonly Resource[], user: Principal, e: string): Fragment {
+  const each = resources
+    .filter((r) => mayPerform(user, r.permissions.view))
+    .map((r) => joinFragments([frag(`${e}.resource = ?`, [r.key]), ...[viewsEveryState(r, user, [now(r, e), left(e), before(e)])].filter((p) => p !== null)], 'and'));
+  return each.length ? joinFragments(each, 'or') : FALSE;
+}
+
+/** The audit trail of the `resources`' writes. */
+export const auditEntries = (resources: readonly Resource[]) =>
+  defineEngineTable({
+    module: 'audit',
+    name: 'entry',
+    path: '/api/audit',
+    table: 'audit_entries',
+    title: 'Audit entry',
+    description: 'One recorded write: a create, an update or a delete of one record.',
+    schemaName: 'AuditEntry',
+    fields: {
+      at: field.datetime({ nullable: false, lookups: ['gte', 'lte'], description: 'When the write happened (UTC).' }),
+      user: { ...id('The user who wrote; null for writes outside a request (manage commands).'), nullable: true },
+      action: field.enum({ values: WRITE_KINDS, nullable: false, lookups: ['exact'], description: 'What the write did.' }),
+      resource: field.string({ maxLength: 100, nullable: false, lookups: ['exact'], description: 'The resource key, e.g. `issue/issue` (`user` for `/api/user`).' }),
+      record_id: id('Id of the record written.'),
+      changes: field.json({
+        schema: { type: 'object', additionalProperties: true },
+        nullable: false,
+        description: 'update: `{"field": [old, new]}` per changed field; create: the new values; delete: the last values. Foreign keys appear as `<name>_id`; passwords never.',
+      }),
+      request_id: field.string({ maxLength: 128, description: 'The `X-Request-Id` of the request that wrote.' }),
+    },
+    columns: { user: 'user_id' },
+    ordering: ['-id'],
+    page: { size: 100, max: 1000 },
+    visible: (user, alias) => visibleEntries(resources, user, alias),
+  });

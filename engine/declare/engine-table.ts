@@ -1,0 +1,65 @@
+/**
+ * A table of the engine's own (the audit trail, webhook subscriptions and deliveries), declared
+ * as a resource: its routes, filters, paging, OpenAPI and permission names come from the same
+ * engine as a module's. The table is the engine's: its own migrations made it, so makemigrations
+ * neither creates nor changes it (the desired schema holds module resources only). It is
+ * read-only unless it declares `writes`, which are code, as its rows are the engine's business
+ * (a secret kept unserved, an owner set by the server); everything it serves is declared fields.
+ * Only the engine declares these (`defineEngineTable`); a module's `defineResource` refuses the
+ * keys below at compile time.
+ */
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/users.js';
+import type { Fragment } from '../storage/sql.js';
+import type { FieldSpec } from './fields.js';
+import type { ResourceDeclaration } from './resource.js';
+
+/** The record columns every module table has (CONTRACT 2) that an engine table may have too. */
+export type RecordColumn = 'uuid' | 'created' | 'modified' | 'created_by' | 'remote_key';
+
+/**
+ * Writes of one record, in code, on bodies the engine has checked against `body`: each bad field
+ * answers 400, all at once, after the 404 of a record the caller cannot see. The route then serves
+ * the record as a detail does.
+ */
+export interface EngineTableWrites {
+  /**
+   * The JSON Schema a create and a replace (`'create'`) or a PATCH (`'patch'`) body must satisfy:
+   * what the engine checks and the OpenAPI document shows.
+   */
+  body(mode: 'create' | 'patch'): Record<string, unknown>;
+  /** The new record's id. */
+  create(db: Knex, user: Principal, values: Readonly<Record<string, unknown>>): Promise<number>;
+  /** Changes the record the caller sees (`values` as sent: a PATCH's may be few). */
+  update(db: Knex, user: Principal, id: number, values: Readonly<Record<string, unknown>>): Promise<void>;
+  /** false: not found (or not the caller's to see). */
+  remove(db: Knex, user: Principal, id: number): Promise<boolean>;
+}
+
+export interface EngineTableDeclaration<F extends Record<string, FieldSpec> = Record<string, FieldSpec>> extends Omit<ResourceDeclaration<F>, 'relations' | 'rules' | 'hooks' | 'seed' | 'ordering'> {
+  /** The record columns its table has; it serves them after its fields, in this order (default none but id). */
+  readonly recordColumns?: readonly RecordColumn[];
+  /** Fields served from a column of another name (`user` from `user_id`). */
+  readonly columns?: { readonly [N in keyof F]?: string };
+  /** Default list order; `id` too, which a log is newest first by (`['-id']`). */
+  readonly ordering?: readonly NoInfer<`${'' | '-'}${(keyof F & string) | 'id'}`>[];
+  /**
+   * A list without `limit` holds `size` records, `limit` at most `max`; the next page is linked by
+   * `offset` (a module resource lists every record, and links by cursor).
+   */
+  readonly page?: { readonly size: number; readonly max: number };
+  /**
+   * The records a non-superuser with the view permission sees, as a predicate over the row at
+   * `alias` (null: all): a rule that is code, for what `access` cannot say (the audit trail's "the
+   * records you may view, in every state recorded"); it replaces `access`. Superusers see all.
+   */
+  readonly visible?: (user: Principal, alias: string) => Fragment | null;
+  /** Absent: read-only (writes answer 405, and only `view` is a permission). */
+  readonly writes?: EngineTableWrites;
+  /** Name of its OpenAPI schema when not the one its path gives (`AuditEntry`). */
+  readonly schemaName?: string;
+}
+
+export function defineEngineTable<const F extends Record<string, FieldSpec>>(declaration: EngineTableDeclaration<F>): EngineTableDeclaration {
+  return declaration as unknown as EngineTableDeclaration;
+}
