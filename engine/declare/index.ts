@@ -9,3 +9,4 @@ export type { ResourceDeclaration, AccessRule, ObjectAccess, RecordRule } from '
 export type { ResourceHooks, HookContext, AfterWriteContext, RecordReader, ServedRecord, WriteOperation } from './hooks.js';
 export { defineBatch } from './batch.js';
 export type { BatchDeclaration, BatchOperation } from './batch.js';
+export type { ScheduleDeclaration, ScheduleContext, ScheduledWrites } from './schedules.js';

@@ -34,6 +34,9 @@ import { RouteTable } from './route-table.js';
 import { mountTable } from './table-routes.js';
 import { mountAudit } from '../audit/routes.js';
 import { DELIVERY_PATH, deliveryRoutes } from '../webhooks/deliveries.js';
+import { httpMetrics } from '../metrics/http-metrics.js';
+import { JOBS_PATH, jobRoutes } from '../jobs/routes.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { SUBSCRIPTION_PATH, subscriptionRoutes } from '../webhooks/subscriptions.js';
 
 export interface Services {
@@ -60,6 +63,8 @@ export interface Services {
   mcpWriteEnabled?: boolean;
   /** Writes through the check path only (ServiceSettings.checksOnly). */
   checksOnly?: boolean;
+  /** METRICS: every request is counted and timed here. */
+  metrics?: Metrics;
 }
 
 export interface App {
@@ -81,6 +86,7 @@ export function createApp({
   corsOrigins = [],
   mcpWriteEnabled = false,
   checksOnly = false,
+  metrics,
 }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
@@ -109,7 +115,9 @@ export function createApp({
   mountAudit(routes, db, registry.resources);
   mountTable(routes, SUBSCRIPTION_PATH, subscriptionRoutes(db, registry.resources, ajv));
   mountTable(routes, DELIVERY_PATH, deliveryRoutes(db, registry.resources));
+  mountTable(routes, JOBS_PATH, jobRoutes(db));
 
+  if (metrics) koa.use(httpMetrics(metrics));
   koa.use(requestLog(log));
   koa.use(renderErrors);
   // set before the rest runs, so errors rendered above keep them

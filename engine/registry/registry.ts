@@ -6,7 +6,7 @@ import type { BatchDeclaration, ResourceDeclaration } from '../declare/index.js'
 import { compileBatches, compileDeclarations } from './compile.js';
 import { ACTIONS, type Batch, type Resource } from './resource.js';
 
-/** Permissions of the engine's own endpoints (the audit trail, webhooks), which no declaration defines. */
+/** Permissions of the engine's own endpoints (the audit trail, webhooks, jobs), which no declaration defines. */
 export const FEATURE_PERMISSIONS = [
   'audit.view_entry',
   'webhook.view_subscription',
@@ -14,6 +14,7 @@ export const FEATURE_PERMISSIONS = [
   'webhook.change_subscription',
   'webhook.delete_subscription',
   'webhook.view_delivery',
+  'job.view_job',
 ] as const;
 
 export interface Declarations {
