@@ -51,7 +51,8 @@ export class JobRunner {
     const boss = new PgBoss({
       db: bossDb(this.db),
       cronMonitorIntervalSeconds: this.settings.cronCheckSeconds,
-      cronWorkerIntervalSeconds: this.settings.pollSeconds,
+      // the queue of due cron slots, polled as the jobs' own (pg-boss takes 1 s at least)
+      cronWorkerIntervalSeconds: Math.max(1, this.settings.pollSeconds),
     });
     boss.on('error', (err) => this.log.warn({ err }, 'job queue error'));
     await boss.start();
