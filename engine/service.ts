@@ -142,6 +142,7 @@ export async function startService(
   } catch (err) {
     await jobs.stop();
     await metricsServer?.close();
+    metrics?.close();
     await new Promise((resolve) => server.close(resolve));
     await changes.close();
     await reads.close();
@@ -163,6 +164,7 @@ export async function startService(
       await jobs.stop();
       await dispatcher?.stop();
       await metricsServer?.close();
+      metrics?.close();
       await changes.close();
       await reads.close();
       // a request cut off may still hold a connection; its statement has no one left to answer,

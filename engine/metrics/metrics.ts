@@ -25,13 +25,17 @@ export interface MetricSources {
   jobs?: { waiting(): Promise<number>; runs(): readonly { job: string; outcome: string; count: number }[] };
 }
 
-/** The tarn pool behind Knex: what it holds, lends and is asked for. */
-interface Pool {
+interface Emitter {
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+
+/** The tarn pool behind Knex: what it holds, lends and is asked for (its events: acquireRequest, acquireSuccess, acquireFail, with an id). */
+interface Pool extends Emitter {
   max: number;
   numUsed(): number;
   numFree(): number;
   numPendingAcquires(): number;
-  on(event: 'acquireRequest' | 'acquireSuccess' | 'acquireFail', listener: (eventId: number) => void): void;
 }
 
 /** `counter` reset to the current totals of `counts` (kept elsewhere since start). */
@@ -75,6 +79,9 @@ export class Metrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
+
+  /** Removes what `watchDatabase` added. */
+  private readonly listeners: (() => void)[] = [];
 
   constructor(sources: MetricSources = {}) {
     collectDefaultMetrics({ register: this.registry });
@@ -150,17 +157,22 @@ export class Metrics {
     }
   }
 
+  /** Stops listening to the database's events (the database may outlive this). */
+  close(): void {
+    for (const stop of this.listeners) stop();
+  }
+
   /** The pool's gauges, the time a query waits for a connection, and each statement's duration by kind. */
   private watchDatabase(db: Knex): void {
     const pool = (db.client as { pool?: Pool }).pool;
     if (pool) {
       const waits = new Map<number, () => number>();
-      pool.on('acquireRequest', (id) => waits.set(id, this.acquire.startTimer()));
-      pool.on('acquireSuccess', (id) => {
+      this.listen(pool, 'acquireRequest', (id: number) => waits.set(id, this.acquire.startTimer()));
+      this.listen(pool, 'acquireSuccess', (id: number) => {
         waits.get(id)?.();
         waits.delete(id);
       });
-      pool.on('acquireFail', (id) => waits.delete(id));
+      this.listen(pool, 'acquireFail', (id: number) => waits.delete(id));
       new Gauge({
         name: 'db_pool_connections',
         help: 'Pooled database connections by state (used, idle), and the most the pool opens (max).',
@@ -182,7 +194,7 @@ export class Metrics {
       });
     }
     const running = new Map<string, () => number>();
-    db.on('query', (q: { __knexQueryUid: string; sql: string }) => {
+    this.listen(db, 'query', (q: { __knexQueryUid: string; sql: string }) => {
       const kind = /^\s*(select|insert|update|delete|with)\b/i.exec(q.sql)?.[1]?.toLowerCase() ?? 'other';
       running.set(q.__knexQueryUid, this.statements.startTimer({ kind }));
     });
@@ -190,7 +202,12 @@ export class Metrics {
       running.get(q.__knexQueryUid)?.();
       running.delete(q.__knexQueryUid);
     };
-    db.on('query-response', done);
-    db.on('query-error', done);
+    this.listen(db, 'query-response', done);
+    this.listen(db, 'query-error', done);
+  }
+
+  private listen<A extends unknown[]>(emitter: Emitter, event: string, listener: (...args: A) => void): void {
+    emitter.on(event, listener as (...args: unknown[]) => void);
+    this.listeners.push(() => emitter.removeListener(event, listener as (...args: unknown[]) => void));
   }
 }
