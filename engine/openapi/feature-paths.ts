@@ -1,7 +1,8 @@
-/** The engine's own endpoints beside the resources: the audit trail and webhooks (subscriptions and the delivery log). */
+/** The engine's own endpoints beside the resources: the audit trail, webhooks (subscriptions and the delivery log) and the scheduled jobs. */
 import { AUDIT_PATH } from '../audit/routes.js';
 import { INT_MAX } from '../fields/values.js';
 import { DELIVERY_PATH, DELIVERY_STATUSES } from '../webhooks/deliveries.js';
+import { JOB_OUTCOMES, JOBS_PATH } from '../jobs/routes.js';
 import type { Resource } from '../registry/resource.js';
 import { eventNames, REQUIRED_FIELDS, subscriptionBody, subscriptionFields, SUBSCRIPTION_PATH } from '../webhooks/subscriptions.js';
 import { toOpenApi } from './json-schema.js';
@@ -48,6 +49,19 @@ const delivery = object("One event for one subscription: its attempts and outcom
   delivered_at: time('When the receiver accepted it.', true),
 });
 
+const job = object('A scheduled job and its last run (docs/operations.md).', {
+  id: id('Identifier of the job.'),
+  name: { type: 'string', description: '`<module>.<resource>.<name>`, or `engine.<name>` for the engine\'s chores; what `manage run-job` takes.' },
+  schedule: { type: 'string', description: 'When it runs: a five-field cron expression, in UTC.' },
+  description: { type: 'string', description: 'What it does.' },
+  last_run: time('When its last run began; null if it never ran.', true),
+  last_finished: time('When its last run ended; null while it runs or if it never ran.', true),
+  outcome: { type: 'string', enum: [...JOB_OUTCOMES], nullable: true, description: 'How its last run ended (a failed run is retried with backoff).' },
+  last_error: { type: 'string', nullable: true, description: 'Why its last run failed.' },
+  attempt: { type: 'integer', minimum: 1, nullable: true, description: 'Which try its last run was (1: the first).' },
+  next_run: time('When its schedule next fires.', true),
+});
+
 const query = (name: string, description: string, schema: Schema): Parameter => ({ name, in: 'query', description, schema });
 const paging = [
   query('limit', 'At most this many records, newest first (default 100, at most 1000); `Link` (`rel="next"`) points to the next page.', { type: 'integer', minimum: 1, maximum: 1000 }),
@@ -69,6 +83,7 @@ const itemId = [ref('parameters', 'Id')];
 export const FEATURE_TAGS = [
   { name: 'audit', description: 'The audit trail: every write of a record, recorded in its transaction.' },
   { name: 'webhook', description: 'Webhook subscriptions and the log of their deliveries.' },
+  { name: 'jobs', description: 'The scheduled jobs, read-only: their schedule, last run and next run.' },
 ];
 
 export function featurePaths(resources: readonly Resource[]): PathsPart {
@@ -99,6 +114,7 @@ export function featurePaths(resources: readonly Resource[]): PathsPart {
       WebhookSubscriptionRequest: { ...request(REQUIRED_FIELDS), description: 'A webhook subscription as written.' },
       PatchedWebhookSubscriptionRequest: { ...request([]), description: 'The fields of a webhook subscription to change.' },
       WebhookDelivery: delivery,
+      ScheduledJob: job,
     },
     paths: {
       ...readOnly('audit', AUDIT_PATH, 'audit', 'AuditEntry', 'audit.view_entry', [
@@ -114,6 +130,10 @@ export function featurePaths(resources: readonly Resource[]): PathsPart {
         query('event', 'Deliveries of this event.', { type: 'string' }),
         query('status', 'Deliveries in this status.', { type: 'string', enum: [...DELIVERY_STATUSES] }),
       ], 'webhook deliveries'),
+      ...readOnly('jobs', JOBS_PATH, 'jobs', 'ScheduledJob', 'job.view_job', [
+        query('name', 'The job of this name.', { type: 'string' }),
+        query('outcome', 'Jobs whose last run ended so.', { type: 'string', enum: [...JOB_OUTCOMES] }),
+      ], 'scheduled jobs'),
       [SUBSCRIPTION_PATH]: {
         get: op('webhook', 'webhook_subscription_list', 'List webhook subscriptions', 'Newest first. Needs `webhook.view_subscription`.', {
           parameters: [query('active', 'Only active (`true`) or inactive (`false`) subscriptions.', { type: 'boolean' }), ...paging],
