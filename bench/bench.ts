@@ -17,6 +17,7 @@ import { runSoak, soakReport } from './soak.js';
 import { restoreWrites, seedBenchData, type BenchData } from './seed.js';
 import { withTargets, type Target, type Targets } from './targets.js';
 import { measureWholeList } from './whole-list.js';
+import { measureMetricsCost } from './metrics-cost.js';
 import type { Knex } from 'knex';
 
 const say = (line: string) => void process.stderr.write(`${line}\n`);
@@ -77,6 +78,11 @@ async function main(options: BenchOptions): Promise<number> {
       const { text, passed } = soakReport(await runSoak(bench.db, bench.url, data, options.soak, options.connections, options.workers[0]!), options.soak, options.connections);
       process.stdout.write(`\n${text}\n`);
       return passed ? 0 : 1;
+    }
+    if (options.metricsCost) {
+      const { text, failed } = await measureMetricsCost(options, bench.db, bench.url, data, measure);
+      process.stdout.write(`\n${text}\n`);
+      return failed ? 1 : 0;
     }
     const runs: Run[] = [];
     for (const workers of options.workers) runs.push(...(await runWorkers(options, bench.db, bench.url, data, workers)));

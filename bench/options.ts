@@ -23,6 +23,8 @@ export interface BenchOptions {
   keep: boolean;
   /** Seconds of the soak (bench/soak.ts) run instead of the table. */
   soak: number | undefined;
+  /** The cost of METRICS=true (bench/metrics-cost.ts) instead of the table. */
+  metricsCost: boolean;
 }
 
 export class UsageError extends Error {}
@@ -50,6 +52,8 @@ runs the service and the raw ceiling (bench/ceiling.ts) side by side, and prints
   --soak S             instead of the table: S seconds of mixed reads and writes on the service alone
                        (--connections default 64, --workers default 1, --issues default 20000), its
                        memory sampled every 10 s; fails on any failed request, lost write or rising memory
+  --metrics-cost       instead of the table: issue details on two services side by side, METRICS off
+                       and on (the first of --workers), req/s and CPU per request of each
   --help               this text
 
 Exits 1 when any request failed, the ceiling's answers differ from the service's, or the soak failed.`;
@@ -92,6 +96,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
         keep: { type: 'boolean', default: false },
         smoke: { type: 'boolean', default: false },
         soak: { type: 'string' },
+        'metrics-cost': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -117,5 +122,6 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     json: parsed.json,
     keep: parsed.keep,
     soak: parsed.soak === undefined ? undefined : count('soak', parsed.soak, 0),
+    metricsCost: parsed['metrics-cost'],
   };
 }

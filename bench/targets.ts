@@ -73,9 +73,10 @@ function ready(child: ChildProcess, kind: TargetKind, workers: number): Promise<
   });
 }
 
-export async function startTarget(kind: TargetKind, databaseUrl: string, workers: number): Promise<Target> {
+/** `settings`: more environment variables of the process (METRICS=true). */
+export async function startTarget(kind: TargetKind, databaseUrl: string, workers: number, settings: Record<string, string> = {}): Promise<Target> {
   const port = await freePort();
-  const env = { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), WEB_CONCURRENCY: String(workers) };
+  const env = { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), WEB_CONCURRENCY: String(workers), ...settings };
   const child = spawn(process.execPath, [SCRIPTS[kind]], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const pid = child.pid!;

@@ -71,7 +71,22 @@ export interface ServerConfig extends DatabaseConfig {
   mcpWriteEnabled?: boolean;
   /** Not a setting: the differential tests' switch that sends every write through the check path. */
   checksOnly?: boolean;
+  /** METRICS and METRICS_PORT: `/metrics` on a port of its own, bound to `host`; undefined: no metrics. */
+  metrics?: { port: number };
+  /** Scheduled jobs (engine/jobs); unset parts take `DEFAULT_JOBS`. */
+  jobs?: Partial<JobSettings>;
 }
+
+export interface JobSettings {
+  /** This instance runs scheduled jobs (JOBS). */
+  run: boolean;
+  /** Not settings: how often the queue is polled and the schedules are looked at (tests shorten them). */
+  pollSeconds: number;
+  cronCheckSeconds: number;
+}
+
+export const DEFAULT_JOBS: JobSettings = { run: true, pollSeconds: 2, cronCheckSeconds: 30 };
+export const DEFAULT_METRICS_PORT = 9464;
 
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 /** Enough for a page that loads a few lists at once; well under the pool, so one user leaves most of it to others. */
@@ -171,6 +186,9 @@ const SERVER = {
   WEBHOOK_RETRY_BASE_MS: milliseconds({ default: DEFAULT_WEBHOOKS.retryBaseMs, desc: 'a whole number of milliseconds' }),
   WEBHOOK_RETRY_MAX_MS: milliseconds({ default: DEFAULT_WEBHOOKS.retryMaxMs, desc: 'a whole number of milliseconds' }),
   MCP_WRITE_ENABLED: bool({ default: false, desc: 'true or false' }),
+  METRICS: bool({ default: false, desc: 'true or false' }),
+  METRICS_PORT: portNumber({ default: DEFAULT_METRICS_PORT, desc: 'a port number from 0 to 65535 (0: any free port)' }),
+  JOBS: bool({ default: DEFAULT_JOBS.run, desc: 'true or false' }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
@@ -255,6 +273,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,
     },
     mcpWriteEnabled: e.MCP_WRITE_ENABLED,
+    metrics: e.METRICS ? { port: e.METRICS_PORT } : undefined,
+    jobs: { run: e.JOBS },
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(

@@ -6,6 +6,7 @@ import cluster from 'node:cluster';
 import { superviseWorkers } from './cluster.js';
 import { readConfig } from './config.js';
 import { createLogger, flushLog, type Logger } from './log.js';
+import { fromWorkers, serveMetrics } from './metrics/server.js';
 import { prepareDatabase, startService } from './service.js';
 import { StartupError } from './startup-error.js';
 
@@ -15,6 +16,10 @@ try {
   log = createLogger(config.logLevel);
   if (config.workers > 1 && cluster.isPrimary) {
     await prepareDatabase(config);
+    if (config.metrics) {
+      const metrics = await serveMetrics(config.host, config.metrics.port, fromWorkers());
+      log.info({ metrics: metrics.url }, 'serving the workers\' metrics');
+    }
     superviseWorkers(config.workers, log);
   } else {
     const svc = await startService(config, log, { prepared: cluster.isWorker });

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { boundsOf, DEFAULT_LISTS_PER_USER, DEFAULT_SHUTDOWN_TIMEOUT_MS, DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
+import cluster from 'node:cluster';
+import { boundsOf, DEFAULT_JOBS, DEFAULT_LISTS_PER_USER, DEFAULT_SHUTDOWN_TIMEOUT_MS, DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
@@ -14,7 +15,10 @@ import { openDatabase } from './storage/connect.js';
 import { readRouting } from './storage/replicas.js';
 import { StartupError } from './startup-error.js';
 import { migrateForService } from './storage/migrate.js';
-import { loadRegistry } from './registry/registry.js';
+import { loadRegistry, type Registry } from './registry/registry.js';
+import { JobRunner } from './jobs/runner.js';
+import { Metrics } from './metrics/metrics.js';
+import { reportToPrimary, serveMetrics, type MetricsServer } from './metrics/server.js';
 import { createUser } from './auth/users.js';
 import { createToken } from './auth/tokens.js';
 import { PrincipalCache } from './auth/principal-cache.js';
@@ -25,8 +29,11 @@ const DESTROY_AFTER_CUT_MS = 1_000;
 
 export interface RunningService {
   url: string;
+  /** Where `/metrics` is served (METRICS, a single process). */
+  metricsUrl: string | undefined;
   db: Knex;
   app: App;
+  jobs: JobRunner;
   close(): Promise<void>;
 }
 
@@ -83,14 +90,25 @@ export async function prepareDatabase(config: DatabaseConfig): Promise<void> {
   }
 }
 
-/** Serves; `prepared`: a cluster's worker, whose primary has migrated and bootstrapped already. */
-export async function startService(config: ServerConfig, log: Logger, opts: { quiet?: boolean; prepared?: boolean } = {}): Promise<RunningService> {
-  const registry = await loadRegistry();
+/**
+ * Serves; `prepared`: a cluster's worker, whose primary has migrated and bootstrapped already;
+ * `registry`: the declarations to serve (default: those of `resources/`).
+ */
+export async function startService(
+  config: ServerConfig,
+  log: Logger,
+  opts: { quiet?: boolean; prepared?: boolean; registry?: Registry } = {},
+): Promise<RunningService> {
+  const registry = opts.registry ?? (await loadRegistry());
   const principals = new PrincipalCache(config.principalCacheMs);
   const db = await openDatabase(config, principalsChannel(principals));
   if (!opts.prepared) await prepare(db, config, opts.quiet ?? false);
   const changes = await listenForPrincipalChanges(db, config.databaseUrl, principals, log);
   const reads = readRouting(db, config, log);
+  const webhooks = { ...DEFAULT_WEBHOOKS, ...config.webhooks };
+  const dispatcher = webhooks.dispatch ? new Dispatcher(db, webhooks, log, registry.resources) : undefined;
+  const jobs = new JobRunner(db, registry, { ...DEFAULT_JOBS, ...config.jobs }, log);
+  const metrics = config.metrics && new Metrics({ db, reads, principals, dispatcher, jobs: { waiting: () => jobs.waiting(), runs: () => jobs.counts() } });
   const app = createApp({
     db,
     registry,
@@ -105,6 +123,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     corsOrigins: config.corsOrigins,
     mcpWriteEnabled: config.mcpWriteEnabled,
     checksOnly: config.checksOnly,
+    metrics,
   });
   const server = http.createServer();
   server.on('clientError', answerClientError);
@@ -113,27 +132,39 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   const drain = drainable(server, app.koa.callback());
+  let metricsServer: MetricsServer | undefined;
   try {
     await listen(server, config);
+    // a cluster's primary serves the workers' metrics summed
+    if (metrics && cluster.isWorker) reportToPrimary(metrics.registry);
+    else if (metrics && config.metrics) metricsServer = await serveMetrics(config.host, config.metrics.port, metrics.registry);
+    await jobs.start();
   } catch (err) {
+    await jobs.stop();
+    await metricsServer?.close();
+    metrics?.close();
+    await new Promise((resolve) => server.close(resolve));
     await changes.close();
     await reads.close();
     await db.destroy();
     throw err;
   }
-  const webhooks = { ...DEFAULT_WEBHOOKS, ...config.webhooks };
-  const dispatcher = webhooks.dispatch ? new Dispatcher(db, webhooks, log, registry.resources) : undefined;
   dispatcher?.start();
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;
-  log.info({ url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'listening');
+  log.info({ url, metrics: metricsServer?.url, database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}` }, 'listening');
   return {
     url,
+    metricsUrl: metricsServer?.url,
     db,
     app,
+    jobs,
     close: async () => {
       const finished = await drain.close(config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+      await jobs.stop();
       await dispatcher?.stop();
+      await metricsServer?.close();
+      metrics?.close();
       await changes.close();
       await reads.close();
       // a request cut off may still hold a connection; its statement has no one left to answer,

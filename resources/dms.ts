@@ -136,6 +136,32 @@ export const document = defineResource({
     },
   },
   rules: [{ kind: 'order', earlier: 'valid_from', later: 'valid_to' }],
+  events: ['review_due'],
+  schedules: [
+    {
+      name: 'expire',
+      cron: '5 0 * * *',
+      description: 'Daily: approved documents whose valid_to is before today move to expired (state log, audit and webhooks as any change).',
+      run: async ({ trx, today, records }) => {
+        const due = (await trx('dms_document').where({ state: 'approved' }).where('valid_to', '<', today).orderBy('id').pluck('id')) as number[];
+        for (const id of due) await records('dms/document').update(id, { state: 'expired' });
+      },
+    },
+    {
+      name: 'review_due',
+      cron: '0 6 * * 1',
+      description: 'Weekly (Mondays): the event dms.document.review_due for each document not archived whose next_review is within 7 days or past.',
+      run: async ({ trx, today, emit }) => {
+        const due = (await trx('dms_document')
+          .whereNot({ state: 'archived' })
+          .where({ archived: false })
+          .whereRaw(`next_review <= ?::date + 7`, [today])
+          .orderBy('id')
+          .pluck('id')) as number[];
+        await emit('dms/document', 'review_due', due);
+      },
+    },
+  ],
 });
 
 export default [folder, documenttype, document];

@@ -19,13 +19,21 @@ const TRIGGER = 'bms_capture';
 /** `issue.issue`: the first two parts of the resource's webhook event names. */
 export const eventPrefix = (r: Resource): string => `${r.module}.${r.name}`;
 
+const columnsOf = (r: Resource, served: (f: Resource['fields'][number]) => boolean): string[] => [
+  ...r.fields.filter((f) => f.column && served(f)).map((f) => f.column!),
+  ...r.foreignKeys.map((fk) => fk.column),
+  'remote_key',
+];
+
+/** The columns an event of `r` records (its deliveries' data), by the trigger and by scheduled events alike. */
+export const recordedColumns = (r: Resource): string[] => columnsOf(r, (f) => f.recorded);
+
 /** The trigger's arguments for `r`. */
 function argumentsOf(r: Resource): string[] {
   const state = r.fields.find((f) => f.spec.type === 'state')?.column ?? '';
-  const columns = (served: (f: Resource['fields'][number]) => boolean) => [...r.fields.filter((f) => f.column && served(f)).map((f) => f.column!), ...r.foreignKeys.map((fk) => fk.column), 'remote_key'];
-  const recorded = columns((f) => f.recorded);
+  const recorded = recordedColumns(r);
   // a rule may read any served column, bookkeeping ones too
-  const kept = r.access.view ? [...columns((f) => f.readable), 'id', 'created_by'] : [];
+  const kept = r.access.view ? [...columnsOf(r, (f) => f.readable), 'id', 'created_by'] : [];
   return [r.key, eventPrefix(r), state, `{${recorded.join(',')}}`, `{${kept.join(',')}}`];
 }
 

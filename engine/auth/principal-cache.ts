@@ -34,6 +34,9 @@ export class PrincipalCache {
   private listening = false;
   /** Changes acted on: each reaches this process on every connection that listens. */
   private readonly heard = new Set<string>();
+  /** Lookups answered from here and not, since start (for /metrics). */
+  hits = 0;
+  misses = 0;
 
   /** `ttlMs` 0: nothing is kept. */
   constructor(private readonly ttlMs: number) {}
@@ -44,6 +47,13 @@ export class PrincipalCache {
   }
 
   lookup(hash: string, now: number): CachedToken | undefined {
+    const token = this.find(hash, now);
+    if (token) this.hits++;
+    else this.misses++;
+    return token;
+  }
+
+  private find(hash: string, now: number): CachedToken | undefined {
     if (!this.listening) return undefined;
     const entry = this.entries.get(hash);
     if (!entry) return undefined;

@@ -1,5 +1,5 @@
 /**
- * `npm run manage -- <command>`: migrate | createsuperuser | createtoken | seed (CONTRACT 1), and
+ * `npm run manage -- <command>`: migrate | createsuperuser | createtoken | seed (CONTRACT 1), run-job, and
  * help. Uses the same database selection as the service; settings and arguments are checked
  * before the database is opened.
  */
@@ -14,6 +14,7 @@ import { loadRegistry, type Registry } from '../registry/registry.js';
 import { StartupError } from '../startup-error.js';
 import { seed, seedOptions } from './seed.js';
 import { makemigrations } from './makemigrations.js';
+import { runJobNow } from './run-job.js';
 import { CommandError, UsageError } from './errors.js';
 import { hiddenInput } from './prompt.js';
 
@@ -29,6 +30,7 @@ function commandList(registry: Registry): string {
     ['createtoken --username U [--name N]', 'print a new API token of the user, alone on stdout'],
     [`seed${seeds}`, 'fill every resource with demo data through the API validation (needs a superuser)'],
     ['makemigrations [name] [--check] [--allow-drop]', 'write the migration the declarations need; --check: exit 1 if one is needed (no database)'],
+    ['run-job NAME', 'run one scheduled job now (the names are listed at /api/jobs)'],
     ['help', 'print this list'],
   ];
   const width = Math.max(...rows.map(([c]) => c!.length));
@@ -76,6 +78,7 @@ async function main(argv: string[], registry: Registry): Promise<number> {
   }
   // compares declarations with migrations on a scratch database: opens none of its own
   if (command === 'makemigrations') return makemigrations(rest, registry);
+  if (command === 'run-job') return runJobNow(rest, registry);
   const seeds = seedOptions(registry);
   const { values } = parseArgs({
     args: attachDashedNumbers(rest, new Set(seeds.keys())),

@@ -11,3 +11,4 @@ export { defineModule } from './module.js';
 export type { ModuleDeclaration } from './module.js';
 export { defineBatch } from './batch.js';
 export type { BatchDeclaration, BatchOperation } from './batch.js';
+export type { ScheduleDeclaration, ScheduleContext, ScheduledWrites } from './schedules.js';

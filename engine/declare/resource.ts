@@ -6,6 +6,7 @@
 import type { FieldSpec } from './fields.js';
 import type { ResourceHooks } from './hooks.js';
 import type { RelationSpec } from './relations.js';
+import type { ScheduleDeclaration } from './schedules.js';
 
 /**
  * Object-access rules, compiled to SQL predicates over the record's row. Superusers pass all.
@@ -105,6 +106,10 @@ export interface ResourceDeclaration<
   readonly exampleStates?: { readonly [N in keyof F]?: readonly string[] };
   /** false: out of the MCP tools' reach (`/mcp` neither describes, lists, reads nor writes it); default true. */
   readonly mcp?: boolean;
+  /** Jobs run on a schedule (declare/schedules.ts), named `<module>.<name>.<job name>`. */
+  readonly schedules?: readonly ScheduleDeclaration[];
+  /** Webhook events beyond created, updated, deleted and state_changed, sent by the schedules (`review_due`). */
+  readonly events?: readonly string[];
 }
 
 export function defineResource<

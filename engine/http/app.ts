@@ -34,6 +34,8 @@ import { ListTurns } from './list-turns.js';
 import { mountResource } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
 import { DeclaredWrites } from '../crud/declared-writes.js';
+import { httpMetrics } from '../metrics/http-metrics.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 export interface Services {
   db: Knex;
@@ -59,6 +61,8 @@ export interface Services {
   mcpWriteEnabled?: boolean;
   /** Writes through the check path only (ServiceSettings.checksOnly). */
   checksOnly?: boolean;
+  /** METRICS: every request is counted and timed here. */
+  metrics?: Metrics;
 }
 
 export interface App {
@@ -83,6 +87,7 @@ export function createApp({
   corsOrigins = [],
   mcpWriteEnabled = false,
   checksOnly = false,
+  metrics,
 }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
@@ -116,6 +121,7 @@ export function createApp({
     mountResource(routes, table, idempotent, lists, declared && new DeclaredWrites(table, declared, ajv));
   }
 
+  if (metrics) koa.use(httpMetrics(metrics));
   koa.use(requestLog(log));
   koa.use(renderErrors);
   // set before the rest runs, so errors rendered above keep them

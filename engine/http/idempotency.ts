@@ -58,8 +58,13 @@ export class IdempotentPosts {
   private async purgeExpired(): Promise<void> {
     if (Date.now() - this.purged < PURGE_EVERY_MS) return;
     this.purged = Date.now();
-    await this.db.raw(`delete from ${TABLE} where (user_id, key) in (select user_id, key from ${TABLE} where created_at < now() - ${KEPT} for update skip locked)`);
+    await purgeIdempotencyKeys(this.db);
   }
+}
+
+/** Removes keys past their 24 hours, skipping rows a running request holds (also a daily chore, engine/jobs/chores.ts). */
+export async function purgeIdempotencyKeys(db: Knex): Promise<void> {
+  await db.raw(`delete from ${TABLE} where (user_id, key) in (select user_id, key from ${TABLE} where created_at < now() - ${KEPT} for update skip locked)`);
 }
 
 function replay(ctx: Context, fingerprint: string, first: FirstAnswer): void {

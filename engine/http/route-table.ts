@@ -35,26 +35,32 @@ export class RouteTable {
     routes.set(path, route);
   }
 
-  private find(path: string): { route: Route; id?: string } | undefined {
+  /** The route of `path`, the pattern it was added under (`template`) and its id. */
+  private find(path: string): { route: Route; template: string; id?: string } | undefined {
     const literal = this.literal.get(path);
-    if (literal) return { route: literal };
+    if (literal) return { route: literal, template: path };
     const segments = path.split('/');
     for (let i = segments.length - 1; i >= Math.max(1, segments.length - 2); i--) {
       const id = segments[i]!;
       if (id === '') continue;
       segments[i] = ID;
-      const route = this.withId.get(segments.join('/'));
+      const template = segments.join('/');
+      const route = this.withId.get(template);
       segments[i] = id;
-      if (route) return { route, id: decodeSegment(id) };
+      if (route) return { route, template, id: decodeSegment(id) };
     }
     return undefined;
   }
 
-  /** Runs the route matching the path after `guard` (authentication); passes requests it has no route for on. */
+  /**
+   * Runs the route matching the path after `guard` (authentication); passes requests it has no route
+   * for on. `ctx.state.route` names the route by its pattern (`/api/dms/document/:id`), never by the ids in the path.
+   */
   middleware(guard: Middleware): Middleware {
     return async (ctx, next) => {
       const match = this.find(ctx.path);
       if (!match) return next();
+      ctx.state.route = match.template;
       await guard(ctx, () => match.route(ctx, match.id));
     };
   }

@@ -89,6 +89,11 @@ export class ReadRouting {
     await Promise.all(this.replicas.map((replica) => replica.db.destroy()));
   }
 
+  /** Each replica and whether reads go to it now (for /metrics). */
+  health(): { name: string; up: boolean }[] {
+    return this.replicas.map(({ name, up }) => ({ name, up }));
+  }
+
   private next(): Replica | undefined {
     for (let i = 0; i < this.replicas.length; i++) {
       const replica = this.replicas[this.turn++ % this.replicas.length]!;

@@ -57,6 +57,8 @@ export class Dispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** Attempts by outcome since start (for /metrics). */
+  readonly outcomes = { delivered: 0, retrying: 0, failed: 0 };
 
   private readonly resources: ReadonlyMap<string, Resource>;
 
@@ -141,6 +143,7 @@ export class Dispatcher {
     try {
       await send({ url: d.url, secret: d.secret, event: d.event, id: d.uuid, body }, this.settings.allowPrivate);
       await this.db('webhook_deliveries').where({ id: d.id }).update({ status: 'delivered', delivered_at: this.db.fn.now(), next_attempt: null, last_error: null });
+      this.outcomes.delivered++;
     } catch (err) {
       const error = String((err as Error).message ?? err).slice(0, 1000);
       const last = d.attempts >= MAX_ATTEMPTS;
@@ -151,6 +154,7 @@ export class Dispatcher {
           last_error: error,
           next_attempt: last ? null : this.db.raw(`now() + ? * interval '1 millisecond'`, [backoffMs(this.settings, d.attempts)]),
         });
+      this.outcomes[last ? 'failed' : 'retrying']++;
       this.log.info({ delivery: d.uuid, event: d.event, attempts: d.attempts, error }, last ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry');
     }
   }

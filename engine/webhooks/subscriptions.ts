@@ -1,7 +1,7 @@
 /**
  * Webhook subscriptions: where and for which events deliveries go. `events` names
  * `<module>.<resource>.<created|updated|deleted|state_changed>` of declared resources
- * (`state_changed` only of those with a lifecycle); `secret` signs each delivery and is never served.
+ * (`state_changed` only of those with a lifecycle), and the events their schedules send (`events`); `secret` signs each delivery and is never served.
  * A subscription belongs to the user who made it (`created_by`): only they, or a superuser, read,
  * change or delete it; to anyone else it does not exist (404), so ids do not tell. It receives only
  * what its owner may view (dispatcher.ts).
@@ -16,7 +16,7 @@ import { frag, TRUE, type Fragment } from '../storage/sql.js';
 /** The event names of `resources`. */
 export function eventNames(resources: readonly Resource[]): string[] {
   return resources.flatMap((r) => {
-    const kinds = ['created', 'updated', 'deleted', ...(r.fields.some((f) => f.spec.type === 'state') ? ['state_changed'] : [])];
+    const kinds = ['created', 'updated', 'deleted', ...(r.fields.some((f) => f.spec.type === 'state') ? ['state_changed'] : []), ...(r.declaration.events ?? [])];
     return kinds.map((k) => `${eventPrefix(r)}.${k}`);
   });
 }

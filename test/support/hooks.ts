@@ -42,8 +42,9 @@ export const mochaHooks = {
     this.timeout(120_000);
     const database = await createTestDatabase();
     const service = await startService(
-      // no dispatcher: its polls would add to the queries the tests count (webhooks.test.ts starts services that deliver)
-      testConfig(database, { webhooks: { dispatch: false } }),
+      // no dispatcher nor job queue: their polls would add to the queries the tests count (webhooks.test.ts
+      // and jobs.test.ts start services that deliver and run jobs)
+      testConfig(database, { webhooks: { dispatch: false }, jobs: { run: false } }),
       createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
       { quiet: true },
     );

@@ -1,0 +1,91 @@
+/**
+ * One run of a scheduled job: its work in one transaction that the resources' write path joins
+ * (storage/request-transaction.ts), as the oldest active superuser, as `manage seed` writes; then
+ * its outcome in `scheduled_jobs`, which `/api/jobs` serves. A run that throws is recorded as
+ * failed and rethrown, so the queue retries it.
+ */
+import type { Knex } from 'knex';
+import type { Principal } from '../auth/users.js';
+import { loadPrincipal } from '../auth/users.js';
+import { eventPrefix, recordedColumns } from '../audit/capture-triggers.js';
+import { ResourceService } from '../crud/service.js';
+import { createAjv } from '../crud/validator.js';
+import type { ScheduleContext, ScheduledWrites } from '../declare/schedules.js';
+import type { Registry } from '../registry/registry.js';
+import { joinTransaction } from '../storage/request-transaction.js';
+import { q } from '../storage/sql.js';
+import { nextRun, type ScheduledJob } from './catalogue.js';
+
+export const JOBS_TABLE = 'scheduled_jobs';
+
+/** Errors are kept this long in `last_error`. */
+const ERROR_CHARS = 1000;
+
+/** Runs jobs of `registry` on `db`; the resources' services are made once, when a job first writes to them. */
+export class JobRuns {
+  private readonly services = new Map<string, ResourceService>();
+  private readonly ajv = createAjv();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly registry: Registry,
+  ) {}
+
+  private service(key: string): ResourceService {
+    let service = this.services.get(key);
+    if (!service) this.services.set(key, (service = new ResourceService(this.registry.get(key), this.db, this.ajv, this.registry)));
+    return service;
+  }
+
+  /** Runs `job` now (its `attempt`-th try) and records the outcome; throws what the run threw. */
+  async run(job: ScheduledJob, attempt = 1): Promise<void> {
+    await this.db(JOBS_TABLE).where({ name: job.name }).update({ last_started: this.db.fn.now(), last_finished: null, attempt });
+    try {
+      await this.db.transaction((trx) => joinTransaction(trx, async () => job.declaration.run(await this.context(trx))));
+      await this.finished(job, 'succeeded', null);
+    } catch (err) {
+      await this.finished(job, 'failed', String((err as Error)?.message ?? err).slice(0, ERROR_CHARS));
+      throw err;
+    }
+  }
+
+  private async finished(job: ScheduledJob, outcome: 'succeeded' | 'failed', error: string | null): Promise<void> {
+    await this.db(JOBS_TABLE)
+      .where({ name: job.name })
+      .update({ last_finished: this.db.fn.now(), outcome, last_error: error, next_run: nextRun(job.declaration.cron) });
+  }
+
+  private async context(trx: Knex.Transaction): Promise<ScheduleContext> {
+    const principal = await loadPrincipal(trx, (qb) => void qb.where('u.is_superuser', true).orderBy('u.id'));
+    if (!principal) throw new Error('Scheduled jobs write as a superuser, and there is no active one: run createsuperuser.');
+    return {
+      trx,
+      today: new Date().toISOString().slice(0, 10),
+      records: (key) => this.writes(key, principal),
+      emit: (key, event, ids) => this.emit(trx, key, event, ids),
+    };
+  }
+
+  private writes(key: string, principal: Principal): ScheduledWrites {
+    const service = this.service(key);
+    return {
+      create: async (body) => JSON.parse(await service.create(principal, body)) as Record<string, unknown>,
+      update: async (id, body) => JSON.parse(await service.update(principal, id, body, true)) as Record<string, unknown>,
+      destroy: (id) => service.destroy(principal, id),
+    };
+  }
+
+  /** One delivery per active subscription naming the event and record, with the record's values now, as the change capture records them. */
+  private async emit(trx: Knex.Transaction, key: string, event: string, ids: readonly number[]): Promise<void> {
+    const resource = this.registry.get(key);
+    if (!(resource.declaration.events ?? []).includes(event)) throw new Error(`Resource "${key}" declares no event "${event}".`);
+    if (!ids.length) return;
+    await trx.raw(
+      `insert into webhook_deliveries (subscription_id, event, resource, record_id, data)
+       select s.id, ?, ?, r.id, jsonb_build_object('id', r.id) || (select coalesce(jsonb_object_agg(key, value), '{}') from jsonb_each(to_jsonb(r)) where key = any(?::text[]))
+         from ${q(resource.table)} r, webhook_subscriptions s
+        where s.active and ? = any(s.events) and r.id = any(?::int[])`,
+      [`${eventPrefix(resource)}.${event}`, key, recordedColumns(resource), `${eventPrefix(resource)}.${event}`, [...ids]],
+    );
+  }
+}
