@@ -6,6 +6,7 @@ export const folder = defineResource({
   module: 'dms',
   name: 'folder',
   table: 'dms_folder',
+  trash: true,
   title: 'Folder (Ordner)',
   description:
     'A folder of the document tree; it carries default roles for its documents and decides who sees them. ' +
@@ -67,6 +68,7 @@ export const document = defineResource({
   module: 'dms',
   name: 'document',
   table: 'dms_document',
+  trash: true,
   title: 'Document (Dokument)',
   description:
     'A managed document in a folder, moving through the review and approval workflow. Visible to who sees its folder; ' +

@@ -62,6 +62,7 @@ export const issue = defineResource({
   module: 'issue',
   name: 'issue',
   table: 'issue_issue',
+  trash: true,
   seed: { option: 'issues', default: 100 },
   title: 'Issue (Meldung)',
   description: 'A reported issue moving through its workflow from new to resolved or rejected.',

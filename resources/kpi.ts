@@ -26,6 +26,7 @@ export const kpi = defineResource({
   module: 'kpi',
   name: 'kpi',
   table: 'kpi_kpi',
+  trash: true,
   title: 'KPI (Kennzahl)',
   description:
     'A key performance indicator with a unit, a target value and the direction in which it improves. Visible to who sees its folder ' +

@@ -67,6 +67,7 @@ export const process = defineResource({
   module: 'process',
   name: 'process',
   table: 'process_process',
+  trash: true,
   title: 'Process (Prozess)',
   description: 'A documented business process, organised as a tree.',
   fields: {

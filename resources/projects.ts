@@ -7,6 +7,7 @@ export const project = defineResource({
   module: 'projects',
   name: 'project',
   table: 'projects_project',
+  trash: true,
   title: 'Project (Projekt)',
   description:
     'A project from planning through approval to its end, organised as a tree of sub-projects. ' +

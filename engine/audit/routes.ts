@@ -8,6 +8,7 @@
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { viewsEveryState } from '../access/visibility.js';
+import { ENTRY_ACTIONS } from './actions.js';
 import { TableList } from '../crud/table-list.js';
 import { isoTimestamp } from '../fields/values.js';
 import { mayPerform } from '../http/resource-routes.js';
@@ -24,7 +25,7 @@ const ENTRY_JSON = `json_build_object('id', e.id, 'at', ${isoTimestamp('e.at')},
 
 const integer = { type: 'integer', description: '' } as const;
 const text = { type: 'string', maxLength: 200, description: '' } as const;
-const action = { type: 'enum', values: ['create', 'update', 'delete'], description: '' } as const;
+const action = { type: 'enum', values: ENTRY_ACTIONS, description: '' } as const;
 const time = { type: 'datetime', description: '' } as const;
 
 /**
@@ -38,12 +39,18 @@ const now = (r: Resource): Fragment =>
 const LEFT = frag('e.snapshot');
 const BEFORE = frag(`case when e.action = 'update' then e.snapshot || (select jsonb_object_agg(c.key, c.value -> 0) from jsonb_each(e.changes) c) else e.snapshot end`);
 
+/**
+ * Whether `user` may see the entry `e` of a record of `r`, given the view permission: they can view
+ * the record now and could in every state the entry recorded; null when nothing restricts them.
+ */
+export const entryVisible = (r: Resource, user: Principal): Fragment | null => viewsEveryState(r, user, [now(r), LEFT, BEFORE]);
+
 /** Entries `user` may see: of records they can view now and could view in every state the entry recorded. */
 function visibleEntries(resources: readonly Resource[], user: Principal): Fragment[] {
   if (user.isSuperuser) return [];
   const each = resources
     .filter((r) => mayPerform(user, r.permissions.view))
-    .map((r) => joinFragments([frag('e.resource = ?', [r.key]), ...[viewsEveryState(r, user, [now(r), LEFT, BEFORE])].filter((p) => p !== null)], 'and'));
+    .map((r) => joinFragments([frag('e.resource = ?', [r.key]), ...[entryVisible(r, user)].filter((p) => p !== null)], 'and'));
   return [each.length ? joinFragments(each, 'or') : FALSE];
 }
 

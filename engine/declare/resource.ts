@@ -103,6 +103,11 @@ export interface ResourceDeclaration<
   readonly exampleStates?: { readonly [N in keyof F]?: readonly string[] };
   /** false: out of the MCP tools' reach (`/mcp` neither describes, lists, reads nor writes it); default true. */
   readonly mcp?: boolean;
+  /**
+   * true: a delete moves the record to the trash (`/api/trash`, engine/history/), from which it can
+   * be restored with its links until purged; default false (a delete is final).
+   */
+  readonly trash?: boolean;
 }
 
 export function defineResource<

@@ -33,6 +33,9 @@ import { mountResource } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
 import { mountTable } from './table-routes.js';
 import { mountAudit } from '../audit/routes.js';
+import { Revisions } from '../history/revisions.js';
+import { mountHistory, mountTrash } from '../history/routes.js';
+import { Trash } from '../history/trash.js';
 import { DELIVERY_PATH, deliveryRoutes } from '../webhooks/deliveries.js';
 import { SUBSCRIPTION_PATH, subscriptionRoutes } from '../webhooks/subscriptions.js';
 
@@ -107,6 +110,8 @@ export function createApp({
   for (const service of services.values()) mountResource(routes, service, idempotent, lists);
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!, idempotent);
   mountAudit(routes, db, registry.resources);
+  for (const service of services.values()) mountHistory(routes, new Revisions(db, service));
+  mountTrash(routes, new Trash(db, services, registry.resources));
   mountTable(routes, SUBSCRIPTION_PATH, subscriptionRoutes(db, registry.resources, ajv));
   mountTable(routes, DELIVERY_PATH, deliveryRoutes(db, registry.resources));
 
