@@ -25,6 +25,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`create index webhook_deliveries_tx on webhook_deliveries (tx) where status = 'pending'`);
   await knex.raw(captureFunction(true, true));
   await knex.raw('alter table audit_entries drop constraint audit_entries_action_check');
+  await knex.raw('alter table audit_entries alter column action type varchar(32)');
   await knex.raw(actionCheck(ENTRY_ACTIONS));
   await knex.raw('alter table audit_entries alter column record_id drop not null');
   await knex.raw('drop trigger audit_entries_append_only on audit_entries');
@@ -52,6 +53,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('create trigger audit_entries_append_only before update or delete or truncate on audit_entries for each statement execute function audit_entries_append_only()');
   await knex.raw('alter table audit_entries alter column record_id set not null');
   await knex.raw('alter table audit_entries drop constraint audit_entries_action_check');
+  await knex.raw('alter table audit_entries alter column action type varchar(10)');
   await knex.raw(actionCheck(WRITE_ACTIONS));
   await knex.raw(captureFunction(true));
   await knex.raw('drop index webhook_deliveries_tx');

@@ -5,6 +5,8 @@
 import { expect } from 'chai';
 import { suite } from './support/hooks.js';
 import { created, makeUser, unique } from './support/fixtures.js';
+import { SessionClient } from './support/browser-session.js';
+import { pruneAudit, purgeTrash } from '../engine/history/retention.js';
 
 const audit = async (query: string) => {
   const res = await suite().admin.get(`/api/audit?${query}`);
@@ -50,6 +52,62 @@ describe('history and recovery', () => {
       expect(made.changes).to.include({ title: 'linked' });
       expect(made.changes.category_ids).to.deep.equal([ids[0]]);
       expect(changed.changes).to.deep.equal({ title: ['linked', 'relinked'], category_ids: [[ids[0]], [...ids].sort((a, b) => a - b)] });
+    });
+  });
+
+  describe('security events', () => {
+    const PASSWORD = 'correct-horse-1';
+
+    it('records sign-ins, a failed one, a self-service password change, sessions it ended and a sign-out, without any secret', async () => {
+      const { service } = suite();
+      const user = await makeUser({ permissions: ['users.view_user', 'users.change_user'] });
+      const [mine, other] = [new SessionClient(service.url), new SessionClient(service.url)];
+      expect((await mine.login(user.username, 'wrong-password')).status).to.equal(400);
+      for (const b of [mine, other]) expect((await b.login(user.username, PASSWORD)).status).to.equal(200);
+      const changed = await mine.request('PATCH', `/api/user/${user.id}`, { body: { password: 'a-brand-new-one' }, csrf: true, headers: { 'X-Request-Id': 'self-change' } });
+      expect(changed.status, changed.text).to.equal(200);
+      expect((await mine.request('POST', '/api/auth/logout', { csrf: true })).status).to.equal(204);
+
+      const trail = await audit(`resource=user&record_id=${user.id}`);
+      const security = trail.filter((e) => !['create', 'update', 'delete'].includes(e.action));
+      expect(security.map((e) => [e.action, e.user])).to.deep.equal([
+        ['sign_out', user.id],
+        ['session_ended', user.id],
+        ['password_changed', user.id],
+        ['sign_in', user.id],
+        ['sign_in', user.id],
+        ['sign_in_failed', null],
+        // made with its group: a grant too
+        ['groups_changed', suite().adminId],
+      ]);
+      expect(security[1]).to.include({ request_id: 'self-change' });
+      expect(security[1].changes).to.deep.equal({ sessions: 1 });
+      expect(security.at(-2).changes).to.have.property('address').that.is.a('string');
+      expect(JSON.stringify(trail)).not.to.match(/horse|brand-new|scrypt|password"/);
+      expect((await audit(`action=sign_in_failed&record_id=${user.id}`)).map((e) => e.id)).to.deep.equal([security.at(-2).id]);
+    });
+
+    it('records a password reset by an administrator (by whom, for whom) without the password, and token, superuser and group changes', async () => {
+      const { admin, adminId } = suite();
+      const user = await makeUser();
+      const group = await created(admin, '/api/customgroup', { name: unique('grants') });
+      expect((await admin.patch(`/api/user/${user.id}`, { password: 'reset-by-admin-1' })).status).to.equal(200);
+      expect((await admin.patch(`/api/user/${user.id}`, { is_superuser: true, group_ids: [group.id] })).status).to.equal(200);
+      const token = await user.client.post('/api/auth/tokens', { name: 'integration' });
+      expect(token.status).to.equal(201);
+      expect((await user.client.delete(`/api/auth/tokens/${token.body.id}`)).status).to.equal(204);
+
+      const trail = await audit(`resource=user&record_id=${user.id}`);
+      const [reset] = trail.filter((e) => e.action === 'password_reset');
+      expect(reset).to.include({ user: adminId, record_id: user.id });
+      expect(reset.changes).to.deep.equal({});
+      expect(JSON.stringify(trail)).not.to.match(/reset-by-admin|scrypt/);
+      expect(JSON.stringify(trail)).not.to.include(token.body.token);
+      const byAction = (action: string) => trail.filter((e) => e.action === action).map((e) => e.changes);
+      expect(byAction('superuser_changed')).to.deep.equal([{ is_superuser: [false, true] }]);
+      expect(byAction('groups_changed')).to.deep.equal([{ group_ids: [[], [group.id]] }]);
+      expect(byAction('token_created')).to.deep.equal([{ token: token.body.id, name: 'integration' }]);
+      expect(byAction('token_revoked')).to.deep.equal([{ token: token.body.id }]);
     });
   });
 
@@ -175,6 +233,40 @@ describe('history and recovery', () => {
       const { tracker } = await trackerWithCategories(0);
       await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title: 'holds the tracker' });
       expect((await admin.delete(`/api/issue/tracker/${tracker.id}`)).status).to.equal(409);
+    });
+  });
+
+  describe('retention', () => {
+    it('purges a trashed issue after the retention period, keeping younger entries, in batches', async () => {
+      const { admin, service } = suite();
+      const { tracker } = await trackerWithCategories(0);
+      const issues = [];
+      for (const title of ['old one', 'old two', 'young']) issues.push(await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title }));
+      for (const i of issues) expect((await admin.delete(`/api/issue/issue/${i.id}`)).status).to.equal(204);
+      const entries = (await admin.get(`/api/trash?resource=issue/issue&deleted_by=${suite().adminId}&limit=1000`)).body as any[];
+      const ids = issues.map((i) => entries.find((e) => e.record_id === i.id).id as number);
+      await service.db('trash').whereIn('id', ids.slice(0, 2)).update({ deleted_at: service.db.raw(`now() - interval '31 days'`) });
+
+      expect(await purgeTrash(service.db, 30, 1)).to.equal(2);
+      expect((await admin.get(`/api/trash/${ids[0]}`)).status).to.equal(404);
+      expect((await admin.get(`/api/trash/${ids[1]}`)).status).to.equal(404);
+      expect((await admin.get(`/api/trash/${ids[2]}`)).status).to.equal(200);
+      expect((await admin.get(`/api/issue/issue/${issues[0].id}`)).status).to.equal(404);
+    });
+
+    it('prunes audit entries older than AUDIT_RETENTION_DAYS only, and the trail refuses any other delete or change', async () => {
+      const { service } = suite();
+      const resource = unique('retention');
+      const [old, young] = [400, 10].map((days) => ({ at: service.db.raw(`now() - make_interval(days => ?)`, [days]), action: 'update', resource, record_id: 1, changes: '{}' }));
+      await service.db('audit_entries').insert([old, old, young]);
+      expect(await pruneAudit(service.db, 365, 1)).to.equal(2);
+      expect((await service.db('audit_entries').where({ resource }).pluck('action')).length).to.equal(1);
+      let refused: unknown;
+      await service.db('audit_entries').where({ resource }).delete().catch((err: unknown) => (refused = err));
+      expect(String(refused)).to.match(/append-only/);
+      refused = undefined;
+      await service.db('audit_entries').where({ resource }).update({ changes: '{"forged": true}' }).catch((err: unknown) => (refused = err));
+      expect(String(refused)).to.match(/append-only/);
     });
   });
 });

@@ -7,9 +7,10 @@
  * trigger (`bms_flush_links`) compares it with the set as it is and adds the change to the entry the
  * transaction wrote for the record (and to its pending deliveries), or writes an `update` entry and
  * `updated` events of its own. A record deleted in the transaction keeps only its delete entry.
+ * A change of a user's groups (a grant of power) is also a `groups_changed` security event.
  */
 import type { Knex } from 'knex';
-import type { Resource } from '../registry/resource.js';
+import { PRINCIPALS, type Resource } from '../registry/resource.js';
 import { keepTriggerInStep } from '../storage/declared-triggers.js';
 import { capturedColumns, eventPrefix } from './capture-triggers.js';
 
@@ -56,6 +57,8 @@ export const LINK_CAPTURE_SQL = [
       sets jsonb := '{}';
       stored jsonb;
       entry bigint;
+      -- changes of a user's groups: a security event of their own too
+      granted jsonb := '{}';
     begin
       for c in delete from audit_link_changes where tx = new.tx and resource = new.resource and record_id = new.record_id returning * loop
         s := c.side;
@@ -63,6 +66,9 @@ export const LINK_CAPTURE_SQL = [
         if now_ids is distinct from c.old_ids then
           delta := delta || jsonb_build_object(c.name, jsonb_build_array(to_jsonb(c.old_ids), to_jsonb(now_ids)));
           sets := sets || jsonb_build_object(c.name, to_jsonb(now_ids));
+          if s ->> 'security' is not null then
+            granted := granted || jsonb_build_object(c.name, delta -> c.name);
+          end if;
         end if;
       end loop;
       -- already flushed with an earlier row of the record, or nothing changed in the end
@@ -72,6 +78,11 @@ export const LINK_CAPTURE_SQL = [
       execute format('select to_jsonb(t) from %I t where t.id = $1', s ->> 'table') using new.record_id into stored;
       if stored is null then
         return null;
+      end if;
+      if granted <> '{}' then
+        insert into audit_entries (user_id, action, resource, record_id, changes, request_id, tx)
+          values (nullif(current_setting('bms.user_id', true), '')::integer, s ->> 'security', new.resource, new.record_id, granted,
+                  nullif(current_setting('bms.request_id', true), ''), new.tx);
       end if;
       select e.id into entry from audit_entries e
         where e.tx = new.tx and e.resource = new.resource and e.record_id = new.record_id and e.action in ('create', 'update') order by e.id desc limit 1;
@@ -103,7 +114,8 @@ function linkSides(resources: readonly Resource[]): Map<string, string[]> {
   for (const r of resources) {
     const { recorded, kept } = capturedColumns(r);
     for (const m of r.manyToMany) {
-      const side = { resource: r.key, name: m.writeName, link: m.spec.table, column: m.spec.sourceColumn, target: m.spec.targetColumn, table: r.table, prefix: eventPrefix(r), recorded, kept };
+      const grants = r.key === PRINCIPALS.user && m.target.key === PRINCIPALS.group;
+      const side = { resource: r.key, name: m.writeName, link: m.spec.table, column: m.spec.sourceColumn, target: m.spec.targetColumn, table: r.table, prefix: eventPrefix(r), recorded, kept, ...(grants ? { security: 'groups_changed' } : {}) };
       sides.set(m.spec.table, [...(sides.get(m.spec.table) ?? []), side]);
     }
   }
