@@ -199,13 +199,26 @@ describe('history and recovery', () => {
       expect((await admin.get(`/api/issue/issue/${issue.id}`)).status).to.equal(200);
     });
 
-    it('answers 409 naming the field when a restored key was taken since, and purges', async () => {
-      const { admin } = suite();
-      const name = unique('folder');
-      const folder = await created(admin, '/api/dms/folder', { title: name });
-      expect((await admin.delete(`/api/dms/folder/${folder.id}`)).status).to.equal(204);
-      const [entry] = (await admin.get(`/api/trash?resource=dms/folder&record_id=${folder.id}`)).body as any[];
-      expect(entry).to.include({ record_id: folder.id });
+    it('answers 409 naming the field when a unique value was taken since or a referenced record is gone, and purges', async () => {
+      const { admin, service } = suite();
+      const { tracker } = await trackerWithCategories(0);
+      const [gone, taken] = [await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title: 'loses its tracker' }), await created(admin, '/api/dms/folder', { title: unique('folder') })];
+      for (const path of [`/api/issue/issue/${gone.id}`, `/api/dms/folder/${taken.id}`]) expect((await admin.delete(path)).status).to.equal(204);
+      const entryOf = async (resource: string, id: number) => ((await admin.get(`/api/trash?resource=${resource}&record_id=${id}`)).body as any[])[0];
+      // the tracker could go once its issue was trashed; another folder has taken the uuid
+      expect((await admin.delete(`/api/issue/tracker/${tracker.id}`)).status).to.equal(204);
+      const other = await created(admin, '/api/dms/folder', { title: unique('folder') });
+      await service.db('dms_folder').where({ id: other.id }).update({ uuid: taken.uuid });
+
+      const noTracker = await admin.post(`/api/trash/${(await entryOf('issue/issue', gone.id)).id}/restore`, {});
+      expect(noTracker.status, noTracker.text).to.equal(409);
+      expect(noTracker.body.detail).to.include('`tracker_id`');
+      const entry = await entryOf('dms/folder', taken.id);
+      const duplicate = await admin.post(`/api/trash/${entry.id}/restore`, {});
+      expect(duplicate.status, duplicate.text).to.equal(409);
+      expect(duplicate.body.detail).to.include('`uuid`');
+      expect((await admin.get(`/api/dms/folder/${taken.id}`)).status).to.equal(404);
+
       expect((await admin.delete(`/api/trash/${entry.id}`)).status).to.equal(204);
       expect((await admin.get(`/api/trash/${entry.id}`)).status).to.equal(404);
     });

@@ -132,7 +132,7 @@ export class Trash {
 function restoreConflict(err: unknown): Error | undefined {
   const e = ((err as { nativeError?: unknown }).nativeError ?? err) as { code?: string; detail?: string };
   const field = keyColumn(e.detail);
-  if (e.code === '23505') return conflict(`Cannot restore: another record already has this ${field ?? 'value'}${field ? ` (field \`${field}\`)` : ''}.`);
+  if (e.code === '23505') return conflict(`Cannot restore: another record already has its value of \`${field ?? 'unknown'}\`.`);
   if (e.code === '23503') return conflict(`Cannot restore: the record its field \`${field ?? 'unknown'}\` refers to no longer exists.`);
   return undefined;
 }

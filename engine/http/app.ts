@@ -102,7 +102,8 @@ export function createApp({
   const session = sessionMiddleware(koa, db, secureCookies);
   const tokens = new TokenAuthenticator(db, principals);
   const authenticate = authenticator(db, tokens, session);
-  mountMcp(publicRouter, services.values(), tokens, mcpWriteEnabled);
+  const histories = new Map([...services].map(([key, service]) => [key, new Revisions(db, service)]));
+  mountMcp(publicRouter, services.values(), tokens, mcpWriteEnabled, histories);
   const routes = new RouteTable();
   mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies, session });
   const idempotent = new IdempotentPosts(db);
@@ -110,7 +111,7 @@ export function createApp({
   for (const service of services.values()) mountResource(routes, service, idempotent, lists);
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!, idempotent);
   mountAudit(routes, db, registry.resources);
-  for (const service of services.values()) mountHistory(routes, new Revisions(db, service));
+  for (const revisions of histories.values()) mountHistory(routes, revisions);
   mountTrash(routes, new Trash(db, services, registry.resources));
   mountTable(routes, SUBSCRIPTION_PATH, subscriptionRoutes(db, registry.resources, ajv));
   mountTable(routes, DELIVERY_PATH, deliveryRoutes(db, registry.resources));

@@ -1,4 +1,5 @@
 /** The engine's own endpoints beside the resources: the audit trail and webhooks (subscriptions and the delivery log). */
+import { ENTRY_ACTIONS } from '../audit/actions.js';
 import { AUDIT_PATH } from '../audit/routes.js';
 import { INT_MAX } from '../fields/values.js';
 import { DELIVERY_PATH, DELIVERY_STATUSES } from '../webhooks/deliveries.js';
@@ -18,17 +19,23 @@ const object = (description: string, properties: Record<string, Schema>): Schema
   additionalProperties: false,
 });
 
-const entry = object('One recorded write: a create, an update or a delete of one record.', {
+const entry = object('One recorded write (a create, an update or a delete of one record), or a security event about a user (resource `user`).', {
   id: id('Identifier of the entry.'),
   at: time('When the write happened (UTC).'),
   user: { ...id('The user who wrote; null for writes outside a request (manage commands).'), nullable: true },
-  action: { type: 'string', enum: ['create', 'update', 'delete'], description: 'What the write did.' },
+  action: {
+    type: 'string',
+    enum: ENTRY_ACTIONS,
+    description:
+      'What the write did; or the security event: `sign_in`, `sign_in_failed` (changes: `address`), `sign_out`, `password_changed` (by the user), `password_reset` (by another), `token_created`, `token_revoked`, `groups_changed`, `superuser_changed`, `session_ended` (changes: `sessions`, how many). None carries a secret.',
+  },
   resource: { type: 'string', description: 'The resource key, e.g. `issue/issue` (`user` for `/api/user`).' },
-  record_id: id('Id of the record written.'),
+  record_id: { ...id('Id of the record written (the user, for a security event); null for a failed sign-in under a name that is no user\'s.'), nullable: true },
   changes: {
     type: 'object',
     additionalProperties: true,
-    description: 'update: `{"field": [old, new]}` per changed field; create: the new values; delete: the last values. Foreign keys appear as `<name>_id`; passwords never.',
+    description:
+      'update: `{"field": [old, new]}` per changed field, and `{"<name>_ids": [old ids, new ids]}` per changed many-to-many link set; create: the new values and link sets; delete: the last values. Foreign keys appear as `<name>_id`; passwords never.',
   },
   request_id: { type: 'string', nullable: true, description: 'The `X-Request-Id` of the request that wrote.' },
 });
@@ -105,7 +112,7 @@ export function featurePaths(resources: readonly Resource[]): PathsPart {
         query('resource', 'Entries of this resource (`issue/issue`).', { type: 'string' }),
         query('record_id', 'Entries of this record.', { type: 'integer', minimum: 1, maximum: INT_MAX }),
         query('user', 'Entries of writes by this user.', { type: 'integer', minimum: 1, maximum: INT_MAX }),
-        query('action', 'Entries of this action.', { type: 'string', enum: ['create', 'update', 'delete'] }),
+        query('action', 'Entries of this action (a write or a security event).', { type: 'string', enum: ENTRY_ACTIONS }),
         query('at_from', 'Entries at or after this time (a date: its start).', { type: 'string', format: 'date-time' }),
         query('at_to', 'Entries at or before this time (a date: its end).', { type: 'string', format: 'date-time' }),
       ], 'audit entries'),
