@@ -40,7 +40,7 @@ interface StoredEntry {
 /** An entry as served: the record's served columns, and its own relations' links by their write names. */
 export type TrashEntry = Omit<StoredEntry, 'links'> & { links: Record<string, number[]> };
 
-/** `rule` of `r` on the record as the entry `e` keeps it; TRUE-less: null when nothing restricts. */
+/** `rule` (compiled for the alias `kept`) on the record as the entry `e` keeps it; null when nothing restricts. */
 const onKept = (r: Resource, rule: Fragment | null): Fragment | null =>
   rule && frag(`exists (select 1 from jsonb_populate_record(null::${q(r.table)}, e."row") kept where ${rule.sql})`, rule.bindings);
 
