@@ -291,3 +291,20 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return config;
 }
+
+const RETENTION = {
+  TRASH_RETENTION_DAYS: wholeNumber(1, 36_500)({ default: 30, desc: 'a whole number of days from 1 to 36500' }),
+  AUDIT_RETENTION_DAYS: wholeNumber(1, 36_500)({ default: undefined, desc: 'a whole number of days from 1 to 36500 (unset: keep forever)' }),
+};
+
+/** How long deleted records stay in the trash, and audit entries in the trail (undefined: forever). */
+export interface RetentionConfig {
+  trashDays: number;
+  auditDays: number | undefined;
+}
+
+export function readRetentionConfig(env: NodeJS.ProcessEnv = process.env): RetentionConfig {
+  const values = given(env, RETENTION);
+  const e = cleanEnv(values, RETENTION, { reporter: reporter(values, RETENTION) });
+  return { trashDays: e.TRASH_RETENTION_DAYS, auditDays: e.AUDIT_RETENTION_DAYS };
+}

@@ -87,6 +87,7 @@ export const contract = defineResource({
   module: 'contracts',
   name: 'contract',
   table: 'contracts_contract',
+  trash: true,
   title: 'Contract (Vertrag)',
   titleDe: 'Vertrag',
   description: 'A contract with a partner, its term, notice rules and value, filed in a folder.',

@@ -8,6 +8,7 @@ export const folder = defineResource({
   module: 'dms',
   name: 'folder',
   table: 'dms_folder',
+  trash: true,
   title: 'Folder (Ordner)',
   titleDe: 'Ordner',
   description:
@@ -71,6 +72,7 @@ export const document = defineResource({
   module: 'dms',
   name: 'document',
   table: 'dms_document',
+  trash: true,
   title: 'Document (Dokument)',
   titleDe: 'Dokument',
   description:

@@ -248,6 +248,7 @@ export const form = defineResource({
   module: 'forms',
   name: 'form',
   table: 'forms_form',
+  trash: true,
   title: 'Filled-in form (Formular)',
   titleDe: 'Formular',
   description: 'A form filled in from a template: its answers and where it stands. Visible to who sees the template.',

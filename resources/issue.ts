@@ -70,6 +70,7 @@ export const issue = defineResource({
   module: 'issue',
   name: 'issue',
   table: 'issue_issue',
+  trash: true,
   seed: { option: 'issues', default: 100 },
   title: 'Issue (Meldung)',
   titleDe: 'Meldung',

@@ -28,6 +28,7 @@ export const kpi = defineResource({
   module: 'kpi',
   name: 'kpi',
   table: 'kpi_kpi',
+  trash: true,
   title: 'KPI (Kennzahl)',
   titleDe: 'Kennzahl',
   description:

@@ -72,6 +72,7 @@ export const process = defineResource({
   module: 'process',
   name: 'process',
   table: 'process_process',
+  trash: true,
   title: 'Process (Prozess)',
   titleDe: 'Prozess',
   description: 'A documented business process, organised as a tree.',

@@ -9,6 +9,7 @@ export const project = defineResource({
   module: 'projects',
   name: 'project',
   table: 'projects_project',
+  trash: true,
   title: 'Project (Projekt)',
   titleDe: 'Projekt',
   description:

@@ -67,25 +67,28 @@ describe('audit trail', () => {
     const user = await makeUser();
     expect((await admin.patch(`/api/user/${user.id}`, { password: 'another-horse-2', first_name: 'Ada' })).status).to.equal(200);
     const trail = await entries(`resource=user&record_id=${user.id}`);
-    expect(trail.map((e) => e.action)).to.deep.equal(['update', 'create']);
-    expect(JSON.stringify(trail)).not.to.match(/password|scrypt|horse/);
-    expect(trail[0].changes).to.deep.equal({ first_name: [null, 'Ada'] });
+    // the reset is a security event of its own (issue 25), with no value
+    expect(trail.map((e) => e.action)).to.deep.equal(['password_reset', 'update', 'create']);
+    expect(JSON.stringify(trail.slice(1))).not.to.match(/password|scrypt|horse/);
+    expect(trail[0].changes).to.deep.equal({});
+    expect(trail[1].changes).to.deep.equal({ first_name: [null, 'Ada'] });
 
-    const since = trail[1].at;
+    const since = trail[2].at;
     const mine = await entries(`user=${adminId}&action=update&at_from=${since}&resource=user`);
     expect(mine.map((e) => e.record_id)).to.include(user.id);
     expect(mine.every((e) => e.user === adminId && e.action === 'update' && e.at >= since)).to.equal(true);
     expect(await entries(`record_id=${user.id}&resource=user&at_to=2000-01-01T00:00:00Z`)).to.deep.equal([]);
   });
 
-  it("records and sends nothing for a sign-in (bookkeeping: last_login), but does for a real change of the user (issue 22.7)", async () => {
+  it("records no change and sends nothing for a sign-in (bookkeeping: last_login), but does for a real change of the user (issue 22.7)", async () => {
     const { admin, service } = suite();
     const subscription = await created(admin, '/api/webhook/subscription', { url: 'https://hooks.example.com/users', events: ['users.user.updated'], secret: 'a-secret-of-sixteen-or-more' });
     const queued = async () => (await admin.get(`/api/webhook/delivery?subscription=${subscription.id}`)).body as any[];
     const user = await makeUser();
     expect((await new SessionClient(service.url).login(user.username, 'correct-horse-1')).status).to.equal(200);
     expect((await admin.get(`/api/user/${user.id}`)).body.last_login).to.be.a('string');
-    expect((await entries(`resource=user&record_id=${user.id}`)).map((e) => e.action)).to.deep.equal(['create']);
+    // the sign-in is a security event (issue 25), not a change of the user
+    expect((await entries(`resource=user&record_id=${user.id}`)).map((e) => e.action)).to.deep.equal(['sign_in', 'create']);
     expect(await queued()).to.deep.equal([]);
 
     expect((await admin.patch(`/api/user/${user.id}`, { last_name: 'Lovelace' })).status).to.equal(200);

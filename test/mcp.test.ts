@@ -57,7 +57,7 @@ describe('MCP server (/mcp)', () => {
     });
     expect(res.status).to.equal(200);
     const body = (await res.json()) as { id: number; result: { tools: { name: string }[] } };
-    expect([body.id, body.result.tools.map((t) => t.name)]).to.deep.equal([7, ['describe_resources', 'list_records', 'get_record']]);
+    expect([body.id, body.result.tools.map((t) => t.name)]).to.deep.equal([7, ['describe_resources', 'list_records', 'get_record', 'get_history']]);
     expect((await fetch(new URL('/mcp', admin.baseUrl), { headers: { Authorization: `Token ${admin.token!}` } })).status).to.equal(405);
   });
 
@@ -91,7 +91,7 @@ describe('MCP server (/mcp)', () => {
     const { admin } = suite();
     const client = await connect(admin.baseUrl, admin.token!);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).to.deep.equal(['describe_resources', 'list_records', 'get_record']);
+    expect(tools.map((t) => t.name)).to.deep.equal(['describe_resources', 'list_records', 'get_record', 'get_history']);
     const keys = (tools[1]!.inputSchema.properties!.resource as { enum: string[] }).enum;
     expect(keys).to.include.members(['bot/aimodel', 'bot/chatspace']);
     for (const hidden of ['user', 'customgroup', 'organisation/salary']) expect(keys).to.not.include(hidden);
@@ -171,7 +171,7 @@ describe('MCP server (/mcp)', () => {
         const adminId = ((await svc.db('users').where({ username: 'admin' }).first('id')) as { id: number }).id;
         const token = (await createToken(svc.db, adminId, 'mcp')).key;
         const client = await connect(svc.url, token);
-        expect((await client.listTools()).tools.map((t) => t.name)).to.include.members(['create_record', 'update_record']);
+        expect((await client.listTools()).tools.map((t) => t.name)).to.include.members(['create_record', 'update_record', 'restore_version']);
 
         const name = unique('model');
         const made = await call(client, 'create_record', { resource: 'bot/aimodel', values: { name, provider: 'mcp', context_window: 4096 } });
@@ -182,6 +182,12 @@ describe('MCP server (/mcp)', () => {
         expect((await rest.get(`/api/bot/aimodel/${made.body.id}`)).body.provider).to.equal('changed');
         const audited = (await rest.get(`/api/audit?resource=bot/aimodel&record_id=${made.body.id}`)).body as { action: string; user: number | null }[];
         expect(audited.map((e) => [e.action, e.user]), 'recorded as the caller\'s, as a REST write is').to.deep.equal([['update', adminId], ['create', adminId]]);
+        // its history, and the first version written back: a version of its own
+        const versions = (await call(client, 'get_history', { resource: 'bot/aimodel', id: made.body.id })).body as { version: number; values: { provider: string } }[];
+        expect(versions.map((v) => v.values.provider)).to.deep.equal(['changed', 'mcp']);
+        const restored = await call(client, 'restore_version', { resource: 'bot/aimodel', id: made.body.id, version: versions[1]!.version });
+        expect([restored.isError, restored.body.provider]).to.deep.equal([false, 'mcp']);
+        expect((await call(client, 'get_history', { resource: 'bot/aimodel', id: made.body.id })).body).to.have.length(3);
 
         const invalid = { name: '', provider: 'mcp', context_window: 0 };
         const refused = await call(client, 'create_record', { resource: 'bot/aimodel', values: invalid });

@@ -20,7 +20,7 @@ const registry = await loadRegistry();
 const MISSING_ID = 2147483647;
 
 const successOf = (o: DocumentedOperation): string => Object.keys(o.op.responses).find((s) => /^[23]\d\d$/.test(s))!;
-const urlOf = (o: DocumentedOperation, id: number | string, query = '') => o.path.replace('{id}', String(id)) + query;
+const urlOf = (o: DocumentedOperation, id: number | string, query = '', version: number | string = id) => o.path.replace('{id}', String(id)).replace('{version}', String(version)) + query;
 
 describe('the OpenAPI document is true of the running service', function () {
   this.timeout(120_000);
@@ -105,10 +105,12 @@ describe('the OpenAPI document is true of the running service', function () {
     const id = created.body.id as number;
     if (list) problems.push(...verify(list, await send(list, superuser.client, collection), '200'), ...(await sendList(list, '?limit=1')));
     const destroy = find(item, 'delete');
+    // a version of the record: the newest its history lists
+    const version = ((await superuser.client.get(`${collection}/${id}/history`)).body as { version: number }[])[0]?.version ?? 0;
     for (const o of ops.filter((x) => x.path !== collection && x !== destroy)) {
       const schema = requestSchemaOf(doc, o.op);
       const body = schema && (await samples.body(collection, schema));
-      problems.push(...verify(o, await send(o, superuser.client, urlOf(o, id), body), successOf(o)));
+      problems.push(...verify(o, await send(o, superuser.client, urlOf(o, id, '', version), body), successOf(o)));
     }
     if (destroy) problems.push(...verify(destroy, await send(destroy, superuser.client, urlOf(destroy, id)), '204'));
     return problems;
@@ -141,7 +143,8 @@ describe('the OpenAPI document is true of the running service', function () {
     for (const o of rest) {
       const schema = requestSchemaOf(doc, o.op);
       const body = o.op.operationId === 'auth_login' ? credentials : schema && (await samples.body(o.path, schema));
-      const newest = o.path.endsWith('/{id}') ? ((await superuser.client.get(`${o.path.slice(0, -'/{id}'.length)}?limit=1`)).body as { id: number }[])[0] : undefined;
+      // an item (or its action, as a trash entry's restore) of the newest record
+      const newest = o.path.includes('/{id}') ? ((await superuser.client.get(`${o.path.slice(0, o.path.indexOf('/{id}'))}?limit=1`)).body as { id: number }[])[0] : undefined;
       problems.push(...verify(o, await send(o, superuser.client, newest ? urlOf(o, newest.id) : o.path, body), successOf(o)));
     }
     expect(problems).to.deep.equal([]);

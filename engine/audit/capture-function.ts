@@ -7,7 +7,7 @@
  * ('' for none), the recorded columns as an array literal (only served declared columns, so
  * passwords, hashes, tokens and secrets are never recorded) and, with the snapshot, the kept ones.
  */
-export function captureFunction(snapshot: boolean): string {
+export function captureFunction(snapshot: boolean, tx = false): string {
   const values = (row: 'old' | 'new'): string =>
     `select coalesce(jsonb_object_agg(key, value) filter (where key = any(recorded)), '{}')` +
     (snapshot ? `, jsonb_object_agg(key, value) filter (where key = any(kept)) into ${row}_values, ${row}_row` : ` into ${row}_values`) +
@@ -60,11 +60,11 @@ export function captureFunction(snapshot: boolean): string {
         kind := 'update';
         kinds := case when jsonb_exists(changes, state_column) then array['updated', 'state_changed'] else array['updated'] end;
       end if;
-      insert into audit_entries (user_id, action, resource, record_id, changes, request_id${snapshot ? ', snapshot' : ''})
+      insert into audit_entries (user_id, action, resource, record_id, changes, request_id${snapshot ? ', snapshot' : ''}${tx ? ', tx' : ''})
         values (nullif(current_setting('bms.user_id', true), '')::integer, kind, tg_argv[0], rid, changes,
-                nullif(current_setting('bms.request_id', true), '')${snapshot ? ', coalesce(new_row, old_row)' : ''});
-      insert into webhook_deliveries (subscription_id, event, resource, record_id, data)
-        select s.id, e.name, tg_argv[0], rid, jsonb_build_object('id', rid) || coalesce(new_values, old_values)
+                nullif(current_setting('bms.request_id', true), '')${snapshot ? ', coalesce(new_row, old_row)' : ''}${tx ? ', txid_current()' : ''});
+      insert into webhook_deliveries (subscription_id, event, resource, record_id, data${tx ? ', tx' : ''})
+        select s.id, e.name, tg_argv[0], rid, jsonb_build_object('id', rid) || coalesce(new_values, old_values)${tx ? ', txid_current()' : ''}
           from webhook_subscriptions s, unnest(kinds) x(event), lateral (select tg_argv[1] || '.' || x.event as name) e
           where s.active and e.name = any(s.events);
       return null;

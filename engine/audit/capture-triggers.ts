@@ -12,46 +12,26 @@
  */
 import type { Knex } from 'knex';
 import type { Resource } from '../registry/resource.js';
-import { q } from '../storage/sql.js';
-
-const TRIGGER = 'bms_capture';
+import { keepTriggerInStep } from '../storage/declared-triggers.js';
 
 /** `issue.issue`: the first two parts of the resource's webhook event names. */
 export const eventPrefix = (r: Resource): string => `${r.module}.${r.name}`;
 
-const columnsOf = (r: Resource, served: (f: Resource['fields'][number]) => boolean): string[] => [
-  ...r.fields.filter((f) => f.column && served(f)).map((f) => f.column!),
-  ...r.foreignKeys.map((fk) => fk.column),
-  'remote_key',
-];
-
-/** The columns an event of `r` records (its deliveries' data), by the trigger and by scheduled events alike. */
-export const recordedColumns = (r: Resource): string[] => columnsOf(r, (f) => f.recorded);
+/** The columns the capture records of `r` (an event's data, by the trigger and by scheduled events alike), and those it keeps whole with each entry (none without a view rule). */
+export function capturedColumns(r: Resource): { recorded: string[]; kept: string[] } {
+  const columns = (served: (f: Resource['fields'][number]) => boolean) => [...r.fields.filter((f) => f.column && served(f)).map((f) => f.column!), ...r.foreignKeys.map((fk) => fk.column), 'remote_key'];
+  // a rule may read any served column, bookkeeping ones too
+  return { recorded: columns((f) => f.recorded), kept: r.access.view ? [...columns((f) => f.readable), 'id', 'created_by'] : [] };
+}
 
 /** The trigger's arguments for `r`. */
 function argumentsOf(r: Resource): string[] {
   const state = r.fields.find((f) => f.spec.type === 'state')?.column ?? '';
-  const recorded = recordedColumns(r);
-  // a rule may read any served column, bookkeeping ones too
-  const kept = r.access.view ? [...columnsOf(r, (f) => f.readable), 'id', 'created_by'] : [];
+  const { recorded, kept } = capturedColumns(r);
   return [r.key, eventPrefix(r), state, `{${recorded.join(',')}}`, `{${kept.join(',')}}`];
 }
 
-const literal = (s: string): string => `'${s.replace(/'/g, "''")}'`;
-
 export async function syncCaptureTriggers(db: Knex, resources: readonly Resource[]): Promise<void> {
-  // every table, with the trigger's arguments as last set (its comment: no parsing of tgargs); a
-  // declared table not created yet (makemigrations compares before generating) is left for later
-  const { rows } = (await db.raw(
-    `select c.relname as "table", (select obj_description(t.oid, 'pg_trigger') from pg_trigger t where t.tgrelid = c.oid and t.tgname = ?) as args
-       from pg_class c where c.relkind = 'r' and c.relnamespace = current_schema()::regnamespace`,
-    [TRIGGER],
-  )) as { rows: { table: string; args: string | null }[] };
-  const have = new Map(rows.map((r) => [r.table, r.args]));
-  for (const r of resources) {
-    const args = argumentsOf(r).map(literal).join(', ');
-    if (!have.has(r.table) || have.get(r.table) === args) continue;
-    await db.raw(`create or replace trigger ${TRIGGER} after insert or update or delete on ${q(r.table)} for each row execute function bms_capture(${args})`);
-    await db.raw(`comment on trigger ${TRIGGER} on ${q(r.table)} is ${literal(args)}`);
-  }
+  const wanted = new Map(resources.map((r) => [r.table, argumentsOf(r)]));
+  await keepTriggerInStep(db, { name: 'bms_capture', when: 'after insert or update or delete', call: 'bms_capture', wanted });
 }

@@ -7,6 +7,7 @@
  */
 import type { Principal } from '../auth/users.js';
 import { viewsEveryState } from '../access/visibility.js';
+import { ENTRY_ACTIONS } from './actions.js';
 import { defineEngineTable } from '../declare/engine-table.js';
 import { field } from '../declare/fields.js';
 import { INT_MAX } from '../fields/values.js';
@@ -14,7 +15,6 @@ import { mayPerform } from '../http/resource-routes.js';
 import type { Resource } from '../registry/resource.js';
 import { FALSE, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 
-const WRITE_KINDS = ['create', 'update', 'delete'] as const;
 const id = (description: string) => field.integer({ minimum: 1, maximum: INT_MAX, nullable: false, description, lookups: ['exact'] });
 
 /**
@@ -29,11 +29,18 @@ const left = (e: string): Fragment => frag(`${e}.snapshot`);
 const before = (e: string): Fragment =>
   frag(`case when ${e}.action = 'update' then ${e}.snapshot || (select jsonb_object_agg(c.key, c.value -> 0) from jsonb_each(${e}.changes) c) else ${e}.snapshot end`);
 
+/**
+ * Whether `user` may see the entry at row `e` of a record of `r`, given the view permission: they can
+ * view the record now and could in every state the entry recorded; null when nothing restricts them.
+ * The history of a record (engine/history/revisions.ts) shows the versions of the entries so seen.
+ */
+export const entryVisible = (r: Resource, user: Principal, e: string): Fragment | null => viewsEveryState(r, user, [now(r, e), left(e), before(e)]);
+
 /** Entries (row `e`) `user` may see: of records they can view now and could view in every state the entry recorded. */
 function visibleEntries(resources: readonly Resource[], user: Principal, e: string): Fragment {
   const each = resources
     .filter((r) => mayPerform(user, r.permissions.view))
-    .map((r) => joinFragments([frag(`${e}.resource = ?`, [r.key]), ...[viewsEveryState(r, user, [now(r, e), left(e), before(e)])].filter((p) => p !== null)], 'and'));
+    .map((r) => joinFragments([frag(`${e}.resource = ?`, [r.key]), ...[entryVisible(r, user, e)].filter((p) => p !== null)], 'and'));
   return each.length ? joinFragments(each, 'or') : FALSE;
 }
 
@@ -45,18 +52,25 @@ export const auditEntries = (resources: readonly Resource[]) =>
     path: '/api/audit',
     table: 'audit_entries',
     title: 'Audit entry',
-    description: 'One recorded write: a create, an update or a delete of one record.',
+    description: 'One recorded write (a create, an update or a delete of one record), or a security event about a user (resource `user`).',
     schemaName: 'AuditEntry',
     fields: {
       at: field.datetime({ nullable: false, lookups: ['gte', 'lte'], description: 'When the write happened (UTC).' }),
       user: { ...id('The user who wrote; null for writes outside a request (manage commands).'), nullable: true },
-      action: field.enum({ values: WRITE_KINDS, nullable: false, lookups: ['exact'], description: 'What the write did.' }),
+      action: field.enum({
+        values: ENTRY_ACTIONS,
+        nullable: false,
+        lookups: ['exact'],
+        description:
+          'What the write did; or the security event: `sign_in`, `sign_in_failed` (changes: `address`), `sign_out`, `password_changed` (by the user), `password_reset` (by another), `token_created`, `token_revoked`, `groups_changed`, `superuser_changed`, `session_ended` (changes: `sessions`, how many). None carries a secret.',
+      }),
       resource: field.string({ maxLength: 100, nullable: false, lookups: ['exact'], description: 'The resource key, e.g. `issue/issue` (`user` for `/api/user`).' }),
-      record_id: id('Id of the record written.'),
+      record_id: { ...id("Id of the record written (the user, for a security event); null for a failed sign-in under a name that is no user's."), nullable: true },
       changes: field.json({
         schema: { type: 'object', additionalProperties: true },
         nullable: false,
-        description: 'update: `{"field": [old, new]}` per changed field; create: the new values; delete: the last values. Foreign keys appear as `<name>_id`; passwords never.',
+        description:
+          'update: `{"field": [old, new]}` per changed field, and `{"<name>_ids": [old ids, new ids]}` per changed many-to-many link set; create: the new values and link sets; delete: the last values. Foreign keys appear as `<name>_id`; passwords never.',
       }),
       request_id: field.string({ maxLength: 128, description: 'The `X-Request-Id` of the request that wrote.' }),
     },

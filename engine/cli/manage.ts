@@ -5,7 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { readDatabaseConfig, unbounded } from '../config.js';
+import { readDatabaseConfig, readRetentionConfig, unbounded } from '../config.js';
+import { pruneAudit, purgeTrash } from '../history/retention.js';
 import { openDatabase } from '../storage/connect.js';
 import { migrateLatest } from '../storage/migrate.js';
 import { createUser, userExists } from '../auth/users.js';
@@ -29,6 +30,7 @@ function commandList(registry: Registry): string {
     ['createsuperuser --username U [--password P] [--email E]', `create a superuser; without --password: ${PASSWORD_ENV}, else asked twice at a terminal`],
     ['createtoken --username U [--name N]', 'print a new API token of the user, alone on stdout'],
     [`seed${seeds}`, 'fill every resource with demo data through the API validation (needs a superuser)'],
+    ['prune-history', 'purge trash entries older than TRASH_RETENTION_DAYS (30) and audit entries older than AUDIT_RETENTION_DAYS (unset: kept)'],
     ['makemigrations [name] [--check] [--allow-drop]', 'write the migration the declarations need; --check: exit 1 if one is needed (no database)'],
     ['run-job NAME', 'run one scheduled job now (the names are listed at /api/jobs)'],
     ['help', 'print this list'],
@@ -134,6 +136,16 @@ async function main(argv: string[], registry: Registry): Promise<number> {
         const conn = await open();
         await migrateLatest(conn);
         await seed(conn, registry, counts);
+        return 0;
+      }
+      case 'prune-history': {
+        const retention = readRetentionConfig();
+        const conn = await open();
+        await migrateLatest(conn);
+        const purged = await purgeTrash(conn, retention.trashDays);
+        const pruned = retention.auditDays === undefined ? 'none (AUDIT_RETENTION_DAYS unset)' : String(await pruneAudit(conn, retention.auditDays));
+        process.stdout.write(`Trash entries purged: ${purged}. Audit entries pruned: ${pruned}.
+`);
         return 0;
       }
       default:

@@ -110,6 +110,11 @@ export interface ResourceDeclaration<
   readonly schedules?: readonly ScheduleDeclaration[];
   /** Webhook events beyond created, updated, deleted and state_changed, sent by the schedules (`review_due`). */
   readonly events?: readonly string[];
+  /**
+   * true: a delete moves the record to the trash (`/api/trash`, engine/history/), from which it can
+   * be restored with its links until purged; default false (a delete is final).
+   */
+  readonly trash?: boolean;
 }
 
 export function defineResource<

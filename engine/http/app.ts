@@ -36,6 +36,9 @@ import { RouteTable } from './route-table.js';
 import { DeclaredWrites } from '../crud/declared-writes.js';
 import { httpMetrics } from '../metrics/http-metrics.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { Revisions } from '../history/revisions.js';
+import { mountHistory, mountTrash } from '../history/routes.js';
+import { Trash } from '../history/trash.js';
 
 export interface Services {
   db: Knex;
@@ -108,7 +111,8 @@ export function createApp({
   const session = sessionMiddleware(koa, db, secureCookies);
   const tokens = new TokenAuthenticator(db, principals);
   const authenticate = authenticator(db, tokens, session);
-  mountMcp(publicRouter, services.values(), tokens, mcpWriteEnabled);
+  const histories = new Map([...services].map(([key, service]) => [key, new Revisions(db, service)]));
+  mountMcp(publicRouter, services.values(), tokens, mcpWriteEnabled, histories);
   const routes = new RouteTable();
   mountAuthRoutes(publicRouter, routes, { db, registry, ajv, secureCookies, session });
   const idempotent = new IdempotentPosts(db);
@@ -120,6 +124,8 @@ export function createApp({
     const declared = table.resource.engineTable?.writes;
     mountResource(routes, table, idempotent, lists, declared && new DeclaredWrites(table, declared, ajv));
   }
+  for (const revisions of histories.values()) mountHistory(routes, revisions);
+  mountTrash(routes, new Trash(db, services, registry.resources));
 
   if (metrics) koa.use(httpMetrics(metrics));
   koa.use(requestLog(log));

@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Knex } from 'knex';
 import type { Ajv } from 'ajv';
+import { recordSecurityEvent, type SecurityEvent } from '../audit/security-events.js';
 import { verifyPassword } from '../auth/passwords.js';
 import { requireSecureTransport, signIn, signOut } from '../auth/sessions.js';
 import { beginAttempt, succeeded } from '../auth/throttle.js';
@@ -67,6 +68,9 @@ export function mountAuthRoutes(publicRouter: Router, routes: RouteTable, deps: 
     permissions: [...(user.isSuperuser ? registry.permissionNames : user.permissions)].sort(),
   });
 
+  /** Records a security event of this request. */
+  const record = (ctx: Context, event: Omit<SecurityEvent, 'requestId'>) => recordSecurityEvent(db, { ...event, requestId: ctx.state.requestId as string | undefined });
+
   const login = methods({
     POST: async (ctx: Context) => {
       requireSecureTransport(ctx, secureCookies);
@@ -79,12 +83,14 @@ export function mountAuthRoutes(publicRouter: Router, routes: RouteTable, deps: 
       // the same answer, after the same work, for an unknown user, a wrong password and an inactive user
       const valid = await verifyPassword(password, row?.password);
       if (!row || !valid || !row.is_active) {
+        await record(ctx, { action: 'sign_in_failed', by: null, user: row?.id ?? null, details: { address: ctx.ip } });
         throw new ValidationError({ non_field_errors: ['Unable to log in with provided credentials.'] });
       }
       await succeeded(db, attempt, row.id);
       await db('users').where({ id: row.id }).update({ last_login: db.fn.now() });
       await db('sessions').where('expires', '<', db.fn.now()).delete();
       await signIn(ctx, row.id, secureCookies);
+      await record(ctx, { action: 'sign_in', by: row.id, user: row.id, details: { address: ctx.ip } });
       ctx.body = await me((await loadPrincipal(db, (qb) => void qb.where('u.id', row.id)))!);
     },
   });
@@ -93,9 +99,10 @@ export function mountAuthRoutes(publicRouter: Router, routes: RouteTable, deps: 
   routes.add(
     '/api/auth/logout',
     methods({
-      POST: async (ctx) => {
+      POST: async (ctx, user) => {
         requireSecureTransport(ctx, secureCookies);
         signOut(ctx, secureCookies);
+        await record(ctx, { action: 'sign_out', by: user.id, user: user.id, details: { address: ctx.ip } });
         ctx.status = 204;
       },
     }),
@@ -128,6 +135,7 @@ export function mountAuthRoutes(publicRouter: Router, routes: RouteTable, deps: 
         const { name, expires = null } = validated<{ name: string; expires?: string | null }>(validateToken, await readJsonBody(ctx));
         if (expires !== null && Date.parse(expires) <= Date.now()) throw ValidationError.field('expires', 'Must be in the future.');
         const { id, key } = await createToken(db, user.id, name, expires);
+        await record(ctx, { action: 'token_created', by: user.id, user: user.id, details: { token: id, name } });
         ctx.status = 201;
         ctx.body = { ...(await db('api_tokens').where({ id }).first(tokenColumns)), token: key };
       },
@@ -141,6 +149,7 @@ export function mountAuthRoutes(publicRouter: Router, routes: RouteTable, deps: 
         // `returning` rather than the affected-row count, which PGlite does not report
         const deleted = await db('api_tokens').where({ id: idOf(raw), user_id: user.id }).delete().returning('id');
         if (deleted.length === 0) throw notFound();
+        await record(ctx, { action: 'token_revoked', by: user.id, user: user.id, details: { token: (deleted[0] as { id: number }).id } });
         ctx.status = 204;
       },
     }),

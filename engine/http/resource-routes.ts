@@ -18,8 +18,8 @@ import { sendJson, sendJsonArray } from './json-response.js';
 import { listHeaders } from './list-headers.js';
 import type { Route, RouteTable } from './route-table.js';
 
-/** `id`: the path's `:id` segment, unchecked. */
-type Handler = (ctx: Context, user: Principal, id: string | undefined) => Promise<void>;
+/** `id`: the path's `:id` segment, unchecked; `inner` its second, on a route with two. */
+export type Handler = (ctx: Context, user: Principal, id: string | undefined, inner?: string) => Promise<void>;
 
 const ACTION_OF: Record<string, Action> = { GET: 'view', HEAD: 'view', POST: 'add', PUT: 'change', PATCH: 'change', DELETE: 'delete' };
 
@@ -44,7 +44,7 @@ export function idOf(given: string | undefined): number {
 /** Dispatches by method for the signed-in user; answers OPTIONS and refuses what the path does not offer. */
 export function methods(handlers: Partial<Record<string, Handler>>): Route {
   const allowed = Object.keys(handlers);
-  return async (ctx, id) => {
+  return async (ctx, id, inner) => {
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
     if (method === 'OPTIONS') {
       ctx.set('Allow', [...allowed, 'OPTIONS'].join(', '));
@@ -53,7 +53,7 @@ export function methods(handlers: Partial<Record<string, Handler>>): Route {
     }
     const handler = handlers[method];
     if (!handler) throw methodNotAllowed(ctx.method, allowed);
-    await handler(ctx, ctx.state.user as Principal, id);
+    await handler(ctx, ctx.state.user as Principal, id, inner);
   };
 }
 
@@ -62,9 +62,9 @@ export function dispatch(service: ResourceService, handlers: Partial<Record<stri
   const guarded = Object.fromEntries(
     Object.entries(handlers).map(([method, handler]) => [
       method,
-      async (ctx: Context, user: Principal, id: string | undefined) => {
+      async (ctx: Context, user: Principal, id: string | undefined, inner?: string) => {
         if (!mayPerform(user, service.resource.permissions[ACTION_OF[method]!])) throw permissionDenied();
-        await handler!(ctx, user, id);
+        await handler!(ctx, user, id, inner);
       },
     ]),
   );

@@ -6,8 +6,8 @@
  */
 import type { Context, Middleware } from 'koa';
 
-/** What a route does for a request; `id` is the `:id` segment, URL-decoded, if the route has one. */
-export type Route = (ctx: Context, id: string | undefined) => Promise<void>;
+/** What a route does for a request; `id` is the `:id` segment, URL-decoded, if the route has one; `inner` the second, on a route with two. */
+export type Route = (ctx: Context, id: string | undefined, inner?: string) => Promise<void>;
 
 const ID = ':id';
 
@@ -24,10 +24,20 @@ export class RouteTable {
   private readonly literal = new Map<string, Route>();
   /** By path with `:id` in place of the id, kept apart so a request for the path `…/:id` finds none. */
   private readonly withId = new Map<string, Route>();
+  /** Paths `…/:id/<word>/:id/<word>` (a record's version's action), looked up last. */
+  private readonly withTwo = new Map<string, Route>();
 
-  /** `path` is literal, or has one `:id` segment as its last or second-to-last, which matches any non-empty segment. */
+  /**
+   * `path` is literal, or has one `:id` segment as its last or second-to-last, or two as its fourth-
+   * and second-to-last; each matches any non-empty segment.
+   */
   add(path: string, route: Route): void {
     const segments = path.split('/');
+    if (segments.filter((s) => s === ID).length === 2 && segments.at(-4) === ID && segments.at(-2) === ID) {
+      if (this.withTwo.has(path)) throw new Error(`Route ${path} is declared twice.`);
+      this.withTwo.set(path, route);
+      return;
+    }
     const at = segments.indexOf(ID);
     if (segments.lastIndexOf(ID) !== at || (at !== -1 && at < segments.length - 2)) throw new Error(`Route ${path}: ${ID} must be its last or second-to-last segment.`);
     const routes = at === -1 ? this.literal : this.withId;
@@ -35,8 +45,8 @@ export class RouteTable {
     routes.set(path, route);
   }
 
-  /** The route of `path`, the pattern it was added under (`template`) and its id. */
-  private find(path: string): { route: Route; template: string; id?: string } | undefined {
+  /** The route of `path`, the pattern it was added under (`template`) and its ids. */
+  private find(path: string): { route: Route; template: string; id?: string; inner?: string } | undefined {
     const literal = this.literal.get(path);
     if (literal) return { route: literal, template: path };
     const segments = path.split('/');
@@ -49,7 +59,11 @@ export class RouteTable {
       segments[i] = id;
       if (route) return { route, template, id: decodeSegment(id) };
     }
-    return undefined;
+    const [outer, inner] = [segments.at(-4), segments.at(-2)];
+    if (segments.length < 6 || !outer || !inner) return undefined;
+    const template = [...segments.slice(0, -4), ID, segments.at(-3), ID, segments.at(-1)].join('/');
+    const route = this.withTwo.get(template);
+    return route && { route, template, id: decodeSegment(outer), inner: decodeSegment(inner) };
   }
 
   /**
@@ -61,7 +75,7 @@ export class RouteTable {
       const match = this.find(ctx.path);
       if (!match) return next();
       ctx.state.route = match.template;
-      await guard(ctx, () => match.route(ctx, match.id));
+      await guard(ctx, () => match.route(ctx, match.id, match.inner));
     };
   }
 }

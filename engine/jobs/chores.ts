@@ -2,12 +2,11 @@
  * The engine's own scheduled jobs, named `engine.<name>`: tables that only grow unless something
  * removes what has served its time. Each is a plain schedule (declare/schedules.ts) and runs in one
  * transaction like any other.
- *
- * Retention of other engine data plugs in here as one more entry: the history work's trash purge
- * and audit retention become `{ name: 'trash', cron, description, run: ({ trx }) => purgeTrash(trx) }`
- * and `{ name: 'audit_retention', … }`, their functions taking the run's transaction.
+ * The trash purge and the audit retention read their settings when they run (engine/history/).
  */
 import type { ScheduleDeclaration } from '../declare/schedules.js';
+import { readRetentionConfig } from '../config.js';
+import { pruneAudit, purgeTrash } from '../history/retention.js';
 import { purgeIdempotencyKeys } from '../http/idempotency.js';
 
 /** Delivered and given-up webhook deliveries are kept this long for `/api/webhook/delivery`, then removed. */
@@ -37,6 +36,23 @@ export const ENGINE_CHORES: readonly ScheduleDeclaration[] = [
         .whereIn('status', ['delivered', 'failed'])
         .whereRaw(`coalesce(delivered_at, at) < now() - ? * interval '1 day'`, [DELIVERIES_KEPT_DAYS])
         .delete();
+    },
+  },
+  {
+    name: 'trash',
+    cron: '30 3 * * *',
+    description: 'Purges records deleted more than TRASH_RETENTION_DAYS (default 30) days ago from the trash.',
+    run: async ({ trx }) => {
+      await purgeTrash(trx, readRetentionConfig().trashDays);
+    },
+  },
+  {
+    name: 'audit_retention',
+    cron: '35 3 * * *',
+    description: 'Removes audit entries older than AUDIT_RETENTION_DAYS, when set (unset: entries are kept).',
+    run: async ({ trx }) => {
+      const days = readRetentionConfig().auditDays;
+      if (days !== undefined) await pruneAudit(trx, days);
     },
   },
 ];

@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { loadPrincipal } from '../auth/users.js';
-import { eventPrefix, recordedColumns } from '../audit/capture-triggers.js';
+import { capturedColumns, eventPrefix } from '../audit/capture-triggers.js';
 import { ResourceService } from '../crud/service.js';
 import { createAjv } from '../crud/validator.js';
 import type { ScheduleContext, ScheduledWrites } from '../declare/schedules.js';
@@ -85,7 +85,7 @@ export class JobRuns {
        select s.id, ?, ?, r.id, jsonb_build_object('id', r.id) || (select coalesce(jsonb_object_agg(key, value), '{}') from jsonb_each(to_jsonb(r)) where key = any(?::text[]))
          from ${q(resource.table)} r, webhook_subscriptions s
         where s.active and ? = any(s.events) and r.id = any(?::int[])`,
-      [`${eventPrefix(resource)}.${event}`, key, recordedColumns(resource), `${eventPrefix(resource)}.${event}`, [...ids]],
+      [`${eventPrefix(resource)}.${event}`, key, capturedColumns(resource).recorded, `${eventPrefix(resource)}.${event}`, [...ids]],
     );
   }
 }

@@ -7,6 +7,7 @@ import { FIELD_MESSAGES } from '../errors.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/users.js';
 import type { ResourceService } from '../crud/service.js';
+import type { Revisions } from '../history/revisions.js';
 import { ApiError, emptyMap, permissionDenied, ValidationError } from '../errors.js';
 import { mayPerform } from '../http/resource-routes.js';
 import type { Action } from '../registry/resource.js';
@@ -37,8 +38,10 @@ const isLimit = (v: unknown): v is number => Number.isInteger(v) && (v as number
 export class ToolCalls {
   constructor(
     private readonly services: Map<string, ResourceService>,
-    /** MCP_WRITE_ENABLED: create_record and update_record run; otherwise they are refused. */
+    /** MCP_WRITE_ENABLED: create_record, update_record and restore_version run; otherwise they are refused. */
     private readonly writes: boolean,
+    /** Each resource's revisions, by key. */
+    private readonly histories: ReadonlyMap<string, Revisions>,
   ) {}
 
   /** The service `args.resource` names, once the caller holds its `action` permission. */
@@ -101,8 +104,11 @@ export class ToolCalls {
         return this.list(args, user);
       case 'get_record':
         return this.service(args, user, 'view').retrieve(user, ToolCalls.id(args));
+      case 'get_history':
+        return JSON.stringify(await this.histories.get(this.service(args, user, 'view').resource.key)!.list(user, ToolCalls.id(args)));
       case 'create_record':
       case 'update_record':
+      case 'restore_version':
         if (!this.writes) throw permissionDenied('Writes through MCP are disabled (MCP_WRITE_ENABLED is not true).');
         return this.write(name, args, user);
       default:
@@ -110,12 +116,16 @@ export class ToolCalls {
     }
   }
 
-  private async write(name: 'create_record' | 'update_record', args: Args, user: Principal): Promise<string> {
+  private async write(name: 'create_record' | 'update_record' | 'restore_version', args: Args, user: Principal): Promise<string> {
     switch (name) {
       case 'create_record':
         return this.service(args, user, 'add').create(user, ToolCalls.values(args));
       case 'update_record':
         return this.service(args, user, 'change').update(user, ToolCalls.id(args), ToolCalls.values(args), true);
+      case 'restore_version': {
+        const key = this.service(args, user, 'change').resource.key;
+        return this.histories.get(key)!.restore(user, ToolCalls.id(args), required(args, 'version', isId, 'A version is a whole number from 1.'));
+      }
     }
   }
 }

@@ -15,6 +15,7 @@ import { tokenKeyOf, type TokenAuthenticator } from '../auth/token-auth.js';
 import type { Principal } from '../auth/users.js';
 import { ToolCalls } from './calls.js';
 import { reachable, toolDefinitions } from './tools.js';
+import type { Revisions } from '../history/revisions.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -25,10 +26,10 @@ const SERVER_INFO = { name: 'bms-api', version: '1.0.0' };
  */
 export const MCP_BATCH_LIMIT = 20;
 
-export function mountMcp(router: Router, services: Iterable<ResourceService>, tokens: TokenAuthenticator, writes: boolean): void {
+export function mountMcp(router: Router, services: Iterable<ResourceService>, tokens: TokenAuthenticator, writes: boolean, histories: ReadonlyMap<string, Revisions>): void {
   const within = reachable(services);
   const tools = toolDefinitions(within, writes);
-  const calls = new ToolCalls(within, writes);
+  const calls = new ToolCalls(within, writes, histories);
 
   // writes are recorded as the caller's, as a REST write is (audit trail)
   const serverFor = (user: Principal, requestId: string | undefined): Server => {

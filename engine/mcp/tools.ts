@@ -48,11 +48,22 @@ export function toolDefinitions(within: ReadonlyMap<string, ResourceService>, wr
       inputSchema: object({ resource, id }, ['resource', 'id']),
       annotations: { readOnlyHint: true },
     },
+    {
+      name: 'get_history',
+      description: "A record's versions, newest first: each with its time, user, request id and the values after that write (link sets as `x_ids`), as the REST history serves them.",
+      inputSchema: object({ resource, id }, ['resource', 'id']),
+      annotations: { readOnlyHint: true },
+    },
   ];
   if (!writes) return read;
   return [
     ...read,
     { name: 'create_record', description: 'Creates a record, checked as a REST POST is.', inputSchema: object({ resource, values }, ['resource', 'values']) },
     { name: 'update_record', description: 'Changes the given fields of a record, checked as a REST PATCH is.', inputSchema: object({ resource, id, values }, ['resource', 'id', 'values']) },
+    {
+      name: 'restore_version',
+      description: 'Writes a version of a record (get_history lists them) back, checked as a REST PATCH is; the restore is a new version.',
+      inputSchema: object({ resource, id, version: { type: 'integer', minimum: 1, description: 'The version, as get_history gives it.' } }, ['resource', 'id', 'version']),
+    },
   ];
 }

@@ -11,8 +11,8 @@ function twin(op: Operation, successor: string): Operation {
     summary: `${op.summary} (deprecated path)`,
     description: `Moved to \`${successor}\`: every method answers 301 with \`Location\` keeping the rest of the path and the query. The old path will be removed.`,
     tags: op.tags,
-    // the only path parameter of the engine's paths
-    ...(successor.includes('{id}') ? { parameters: [ref('parameters', 'Id')] } : {}),
+    // the path parameters of the engine's paths: a record's id, and a version of it
+    ...(successor.includes('{id}') ? { parameters: [ref('parameters', 'Id'), ...(successor.includes('{version}') ? [ref('parameters', 'Version')] : [])] } : {}),
     responses: responsesOf({}, ['MovedPermanently']),
     security: [],
     deprecated: true,

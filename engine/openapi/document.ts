@@ -13,6 +13,7 @@ import { docsPaths } from './docs-paths.js';
 import { mcpPaths } from './mcp-paths.js';
 import { readSchema, requestSchema, schemaNames } from './resource-schemas.js';
 import { resourcePaths } from './resource-paths.js';
+import { historyPaths, trashPaths } from './history-paths.js';
 import * as shared from './shared.js';
 import type { Document, Paths, Schema } from './types.js';
 
@@ -42,6 +43,7 @@ function tags(registry: Registry): { name: string; description: string }[] {
     ...moduleTags(registry.resources),
     { name: 'auth', description: 'Sign-in sessions and API tokens.' },
     ...moduleTags(registry.tables),
+    { name: 'trash', description: 'Deleted records of resources with a trash: restore or purge them.' },
     { name: 'schema', description: 'This document and its interactive documentation.' },
     { name: 'mcp', description: 'The Model Context Protocol endpoint for agents.' },
   ];
@@ -66,8 +68,9 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
       ...(writable ? { [names.request]: requestSchema(service.resource, 'create'), [names.patched]: requestSchema(service.resource, 'patch') } : {}),
     });
     merge(paths, resourcePaths(service, names));
+    merge(paths, historyPaths(service, names));
   }
-  for (const part of [batchPaths(registry.batches), authPaths(schemas[schemaNames(registry.get('user')).read]!)]) {
+  for (const part of [batchPaths(registry.batches), authPaths(schemas[schemaNames(registry.get('user')).read]!), trashPaths()]) {
     merge(schemas, part.schemas);
     merge(paths, part.paths);
   }

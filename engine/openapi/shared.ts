@@ -91,6 +91,7 @@ export const responses = {
   PermissionDenied: detail('The caller lacks the permission for this action or record (or, under a session, the CSRF token is missing or wrong).'),
   NotFound: detail('No such record, or it is not visible to the caller.'),
   Conflict: detail('The record is still referenced by records that protect it from deletion.'),
+  RestoreConflict: detail('The record cannot come back as it was: another record has since taken a value of a unique field, or a record it refers to is gone; the detail names the field.'),
   PayloadTooLarge: detail(`The body is larger than ${BODY_LIMIT / 1024 / 1024} MiB.`),
   UnsupportedMediaType: detail('The body is not `application/json`.'),
   Throttled: detail('Too many failed sign-ins for this username and address.', { 'Retry-After': ref('headers', 'RetryAfter') }),
@@ -121,6 +122,7 @@ const STATUS: Record<ErrorResponse, string> = {
   PermissionDenied: '403',
   NotFound: '404',
   Conflict: '409',
+  RestoreConflict: '409',
   PreconditionFailed: '412',
   PayloadTooLarge: '413',
   UnsupportedMediaType: '415',
@@ -139,6 +141,7 @@ export const WRITE_ERRORS: readonly ErrorResponse[] = ['BadRequest', 'NotAuthent
 
 export const parameters: Record<string, Parameter> = {
   Id: { name: 'id', in: 'path', required: true, description: 'Id of the record.', schema: { type: 'integer', minimum: 1, maximum: INT_MAX } },
+  Version: { name: 'version', in: 'path', required: true, description: "A version of the record (its audit entry's id), as its history lists it.", schema: { type: 'integer', minimum: 1, maximum: INT_MAX } },
   Limit: { name: 'limit', in: 'query', description: "Return at most this many records (never more than the server's MAX_LIST_ROWS, when it sets one); `Link` points to the neighbouring pages.", schema: { type: 'integer', minimum: 0, maximum: 999999999 } },
   Offset: { name: 'offset', in: 'query', description: 'Skip this many records first (for paging, with `limit`).', schema: { type: 'integer', minimum: 0, maximum: 999999999 } },
   Cursor: {

@@ -24,7 +24,8 @@ const PG_CONNECTION_FAILURE = /(^| - )(Connection terminated unexpectedly|Client
 
 const withCause = (mapped: ApiError, cause: unknown): ApiError => Object.assign(mapped, { cause });
 
-const keyColumn = (detail: string | undefined): string | undefined => /Key \(([^)]+)\)=/.exec(detail ?? '')?.[1];
+/** The column a key violation's detail names (`Key (title)=(…)`). */
+export const keyColumn = (detail: string | undefined): string | undefined => /Key \(([^)]+)\)=/.exec(detail ?? '')?.[1];
 
 /** `deleting` marks a delete, where a foreign-key violation means "still referenced". */
 export function mapDatabaseError(err: unknown, deleting: string | undefined): unknown {

@@ -1,4 +1,4 @@
-/** Runs the migrations in `migrations/` (compiled next to this file's tree) up to the latest, then attaches the change capture to every declared table. */
+/** Runs the migrations in `migrations/` (compiled next to this file's tree) up to the latest, then attaches the change capture, the link capture and the trash to the declared tables. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
@@ -6,6 +6,8 @@ import type pg from 'pg';
 import { unbounded, type DatabaseConfig } from '../config.js';
 import { connect } from './connect.js';
 import { syncCaptureTriggers } from '../audit/capture-triggers.js';
+import { syncLinkCaptureTriggers } from '../audit/link-capture.js';
+import { syncTrashTriggers } from '../history/trash-trigger.js';
 import { loadRegistry } from '../registry/registry.js';
 
 /** The compiled migrations (`dist/migrations`). */
@@ -16,7 +18,10 @@ const MIGRATION_LOCK = 0x626d73;
 
 async function latest(knex: Knex): Promise<string[]> {
   const [, applied] = (await knex.migrate.latest({ directory: migrationsDirectory, loadExtensions: ['.js'] })) as [number, string[]];
-  await syncCaptureTriggers(knex, (await loadRegistry()).resources);
+  const { resources } = await loadRegistry();
+  await syncCaptureTriggers(knex, resources);
+  await syncLinkCaptureTriggers(knex, resources);
+  await syncTrashTriggers(knex, resources);
   return applied;
 }
 
