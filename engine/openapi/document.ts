@@ -68,7 +68,8 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
       ...(writable ? { [names.request]: requestSchema(service.resource, 'create'), [names.patched]: requestSchema(service.resource, 'patch') } : {}),
     });
     merge(paths, resourcePaths(service, names));
-    merge(paths, historyPaths(service, names));
+    // the engine's own tables keep no history of their own
+    if (!service.resource.engineTable) merge(paths, historyPaths(service, names));
   }
   for (const part of [batchPaths(registry.batches), authPaths(schemas[schemaNames(registry.get('user')).read]!), trashPaths()]) {
     merge(schemas, part.schemas);
