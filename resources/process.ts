@@ -69,6 +69,7 @@ export const process = defineResource({
   table: 'process_process',
   title: 'Process (Prozess)',
   description: 'A documented business process, organised as a tree.',
+  attachments: true,
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Process number, e.g. `2.1`.' }),
     title: titleField('Name of the process.'),
