@@ -4,8 +4,9 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { boundsOf, DEFAULT_LISTS_PER_USER, DEFAULT_SHUTDOWN_TIMEOUT_MS, DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
+import { boundsOf, DEFAULT_FILES, DEFAULT_LISTS_PER_USER, DEFAULT_SHUTDOWN_TIMEOUT_MS, DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
+import { openBlobStore } from './files/stores.js';
 import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
@@ -91,6 +92,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
   if (!opts.prepared) await prepare(db, config, opts.quiet ?? false);
   const changes = await listenForPrincipalChanges(db, config.databaseUrl, principals, log);
   const reads = readRouting(db, config, log);
+  const files = { ...DEFAULT_FILES, ...config.files };
   const app = createApp({
     db,
     registry,
@@ -105,6 +107,7 @@ export async function startService(config: ServerConfig, log: Logger, opts: { qu
     corsOrigins: config.corsOrigins,
     mcpWriteEnabled: config.mcpWriteEnabled,
     checksOnly: config.checksOnly,
+    files: { store: openBlobStore(files, config.dataDir), maxBytes: files.maxBytes },
   });
   const server = http.createServer();
   server.on('clientError', answerClientError);

@@ -13,7 +13,7 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('record_id').notNullable();
     // the file field's name, or `attachments`
     t.string('slot', 255).notNullable();
-    // 1, 2, … per (resource, record, slot) of a file field; 1 for an attachment
+    // 1, 2, … per (resource, record, slot)
     t.integer('version').notNullable();
     t.string('name', 255).notNullable();
     t.bigInteger('size').notNullable();

@@ -33,6 +33,8 @@ import { mountResource } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
 import { mountTable } from './table-routes.js';
 import { mountAudit } from '../audit/routes.js';
+import type { BlobStore } from '../files/blob-store.js';
+import { FileRoutes } from '../files/routes.js';
 import { DELIVERY_PATH, deliveryRoutes } from '../webhooks/deliveries.js';
 import { SUBSCRIPTION_PATH, subscriptionRoutes } from '../webhooks/subscriptions.js';
 
@@ -60,6 +62,8 @@ export interface Services {
   mcpWriteEnabled?: boolean;
   /** Writes through the check path only (ServiceSettings.checksOnly). */
   checksOnly?: boolean;
+  /** Where file bytes live and FILE_MAX_BYTES; without it the file routes are not served. */
+  files?: { store: BlobStore; maxBytes: number };
 }
 
 export interface App {
@@ -81,6 +85,7 @@ export function createApp({
   corsOrigins = [],
   mcpWriteEnabled = false,
   checksOnly = false,
+  files,
 }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
@@ -119,7 +124,8 @@ export function createApp({
   koa.use(redirectDeprecated(registry.redirects));
   koa.use(stripTrailingSlash);
   koa.use(publicRouter.routes());
-  // every route of the table authenticates first
+  // every route of the table authenticates first, and so do the file routes
+  if (files) koa.use(new FileRoutes(db, files.store, registry.resources, files.maxBytes).middleware(authenticate));
   koa.use(routes.middleware(authenticate));
   koa.use(notFoundAfterAuthentication(authenticate));
   return { koa, services };
