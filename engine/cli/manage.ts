@@ -5,7 +5,9 @@
  */
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { readDatabaseConfig, unbounded } from '../config.js';
+import { DEFAULT_FILES, readDatabaseConfig, readFileSettings, unbounded } from '../config.js';
+import { openBlobStore } from '../files/stores.js';
+import { sweepFiles } from '../files/sweep.js';
 import { openDatabase } from '../storage/connect.js';
 import { migrateLatest } from '../storage/migrate.js';
 import { createUser, userExists } from '../auth/users.js';
@@ -29,6 +31,7 @@ function commandList(registry: Registry): string {
     ['createtoken --username U [--name N]', 'print a new API token of the user, alone on stdout'],
     [`seed${seeds}`, 'fill every resource with demo data through the API validation (needs a superuser)'],
     ['makemigrations [name] [--check] [--allow-drop]', 'write the migration the declarations need; --check: exit 1 if one is needed (no database)'],
+    ['sweep-files [--grace-minutes M]', 'remove stored file bytes no committed row names, and uploads cut off more than M minutes ago (default 60)'],
     ['help', 'print this list'],
   ];
   const width = Math.max(...rows.map(([c]) => c!.length));
@@ -84,6 +87,7 @@ async function main(argv: string[], registry: Registry): Promise<number> {
       password: { type: 'string' },
       email: { type: 'string' },
       name: { type: 'string' },
+      'grace-minutes': { type: 'string' },
       ...Object.fromEntries([...seeds.keys()].map((option) => [option, { type: 'string' as const }])),
     },
   }) as { values: Record<string, string | undefined> };
@@ -131,6 +135,15 @@ async function main(argv: string[], registry: Registry): Promise<number> {
         const conn = await open();
         await migrateLatest(conn);
         await seed(conn, registry, counts);
+        return 0;
+      }
+      case 'sweep-files': {
+        const grace = values['grace-minutes'] ?? '60';
+        if (!/^\d{1,6}$/.test(grace)) throw new UsageError(`--grace-minutes takes a whole number of minutes, not "${grace}".`);
+        const conn = await open();
+        await migrateLatest(conn);
+        const done = await sweepFiles(conn, openBlobStore({ ...DEFAULT_FILES, ...readFileSettings() }, config.dataDir), registry.resources, Number(grace) * 60_000);
+        process.stdout.write(`Removed ${done.blobsRemoved} unreferenced files and ${done.tempsRemoved} cut-off uploads; dropped ${done.versionsDropped} versions of deleted records.\n`);
         return 0;
       }
       default:
