@@ -34,11 +34,21 @@ export const FILE_METADATA: Schema = {
   },
 };
 
+const EXAMPLE = {
+  name: 'Prüfbericht 2026.pdf',
+  size: 48213,
+  type: 'application/pdf',
+  sha256: 'a'.repeat(64),
+  uploaded_by: 1,
+  uploaded_at: '2026-03-02T09:15:00.000Z',
+};
+
 export const fileType: FieldType<FileField> = {
   ...notFiltered,
   column: () => ({ type: 'jsonb' }),
   schema: () => ({
     ...FILE_METADATA,
+    example: { ...EXAMPLE, version: 1, restored_from: null, url: '/api/dms/document/1/file' },
     properties: {
       ...(FILE_METADATA.properties as Schema),
       version: { type: 'integer', minimum: 1, description: 'Version number; every upload and restore adds one.', example: 1 },
@@ -53,6 +63,7 @@ export const attachmentsType: FieldType<AttachmentsField> = {
   column: () => ({ type: 'jsonb', default: '[]' }),
   schema: () => ({
     type: 'array',
+    example: [{ id: 1, ...EXAMPLE, url: '/api/issue/issue/1/attachments/1' }],
     items: {
       ...FILE_METADATA,
       properties: { id: { type: 'integer', description: 'Attachment id.', example: 1 }, ...(FILE_METADATA.properties as Schema) },
