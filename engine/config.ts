@@ -69,6 +69,8 @@ export interface ServerConfig extends DatabaseConfig {
   webhooks?: Partial<WebhookSettings>;
   /** MCP_WRITE_ENABLED: `/mcp` offers create_record and update_record. */
   mcpWriteEnabled?: boolean;
+  /** Stored files (engine/files); unset parts take `DEFAULT_FILES`. */
+  files?: Partial<FileSettings>;
   /** Not a setting: the differential tests' switch that sends every write through the check path. */
   checksOnly?: boolean;
   /** METRICS and METRICS_PORT: `/metrics` on a port of its own, bound to `host`; undefined: no metrics. */
@@ -107,6 +109,21 @@ export interface WebhookSettings {
 
 export const DEFAULT_WEBHOOKS: WebhookSettings = { dispatch: true, allowPrivate: false, pollMs: 1000, retryBaseMs: 30_000, retryMaxMs: 3_600_000 };
 
+export interface FileSettings {
+  /** FILE_STORAGE: `s3://bucket/prefix`; undefined: local disk under BMS_DATA_DIR/files. */
+  storage: string | undefined;
+  /** FILE_MAX_BYTES: the largest file an upload may carry. */
+  maxBytes: number;
+  /** S3_ENDPOINT: an S3-compatible store's URL; undefined: AWS's. */
+  s3Endpoint: string | undefined;
+  /** S3_REGION. */
+  s3Region: string;
+  /** Not a setting (the tests' loopback store): credentials instead of the AWS variables. */
+  s3Credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+export const DEFAULT_FILES: FileSettings = { storage: undefined, maxBytes: 100 * 1024 * 1024, s3Endpoint: undefined, s3Region: 'us-east-1' };
+
 export interface Config extends ServerConfig {
   /** Worker processes serving HTTP (WEB_CONCURRENCY); above 1 they are forked with node:cluster. */
   workers: number;
@@ -129,7 +146,7 @@ const postgresUrls = makeValidator<string[]>((input) => {
 /** A whole number from `min` to `max`, written in decimal digits only (no sign, exponent or spaces). */
 const wholeNumber = (min: number, max: number) =>
   makeValidator<number>((input) => {
-    if (!/^\d{1,10}$/.test(input) || Number(input) < min || Number(input) > max) throw new Error('out of range');
+    if (!/^\d{1,12}$/.test(input) || Number(input) < min || Number(input) > max) throw new Error('out of range');
     return Number(input);
   });
 const portNumber = wholeNumber(0, 65535);
@@ -152,6 +169,15 @@ const publicUrl = makeValidator<string>((input) => {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 });
 const pollInterval = wholeNumber(10, 3_600_000);
+const byteCount = wholeNumber(1, 999_999_999_999);
+const s3Url = makeValidator<string>((input) => {
+  if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(input)) throw new Error('not s3');
+  return input;
+});
+const httpUrl = makeValidator<string>((input) => {
+  if (!URL.canParse(input) || !/^https?:$/.test(new URL(input).protocol)) throw new Error('not http');
+  return input;
+});
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
   return input;
@@ -189,6 +215,12 @@ const SERVER = {
   METRICS: bool({ default: false, desc: 'true or false' }),
   METRICS_PORT: portNumber({ default: DEFAULT_METRICS_PORT, desc: 'a port number from 0 to 65535 (0: any free port)' }),
   JOBS: bool({ default: DEFAULT_JOBS.run, desc: 'true or false' }),
+};
+const FILES = {
+  FILE_STORAGE: s3Url({ default: undefined, desc: 's3://bucket/prefix (unset: local disk under BMS_DATA_DIR/files)' }),
+  FILE_MAX_BYTES: byteCount({ default: DEFAULT_FILES.maxBytes, desc: 'a number of bytes from 1 to 999999999999' }),
+  S3_ENDPOINT: httpUrl({ default: undefined, desc: 'the http or https URL of an S3-compatible store' }),
+  S3_REGION: str({ default: DEFAULT_FILES.s3Region, desc: 'an S3 region name' }),
 };
 
 /** A URL's password, if it has one, replaced before the URL is shown. */
@@ -238,6 +270,13 @@ function databaseConfig(e: DatabaseSettings, values: Record<string, string>): Da
   return config;
 }
 
+/** The file settings alone (the sweep command). */
+export function readFileSettings(env: NodeJS.ProcessEnv = process.env): FileSettings {
+  const values = given(env, FILES);
+  const e = cleanEnv(values, FILES, { reporter: reporter(values, FILES) });
+  return { storage: e.FILE_STORAGE, maxBytes: e.FILE_MAX_BYTES, s3Endpoint: e.S3_ENDPOINT, s3Region: e.S3_REGION };
+}
+
 /** The database settings alone (the manage commands need nothing else). */
 export function readDatabaseConfig(env: NodeJS.ProcessEnv = process.env): DatabaseConfig {
   const values = given(env, DATABASE);
@@ -246,7 +285,7 @@ export function readDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Databa
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const specs = { ...DATABASE, ...SERVER };
+  const specs = { ...DATABASE, ...SERVER, ...FILES };
   const values = given(env, specs);
   const e = cleanEnv(values, specs, { reporter: reporter(values, specs) });
   const config: Config = {
@@ -275,6 +314,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpWriteEnabled: e.MCP_WRITE_ENABLED,
     metrics: e.METRICS ? { port: e.METRICS_PORT } : undefined,
     jobs: { run: e.JOBS },
+    files: { storage: e.FILE_STORAGE, maxBytes: e.FILE_MAX_BYTES, s3Endpoint: e.S3_ENDPOINT, s3Region: e.S3_REGION },
   };
   if (config.secureCookies && !config.trustProxy) {
     throw new StartupError(

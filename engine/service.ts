@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import cluster from 'node:cluster';
-import { boundsOf, DEFAULT_JOBS, DEFAULT_LISTS_PER_USER, DEFAULT_SHUTDOWN_TIMEOUT_MS, DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
+import { boundsOf, DEFAULT_FILES, DEFAULT_JOBS, DEFAULT_LISTS_PER_USER, DEFAULT_SHUTDOWN_TIMEOUT_MS, DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
+import { openBlobStore } from './files/stores.js';
 import type { Logger } from './log.js';
 import { createApp, type App } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
@@ -109,6 +110,7 @@ export async function startService(
   const dispatcher = webhooks.dispatch ? new Dispatcher(db, webhooks, log, registry.resources) : undefined;
   const jobs = new JobRunner(db, registry, { ...DEFAULT_JOBS, ...config.jobs }, log);
   const metrics = config.metrics && new Metrics({ db, reads, principals, dispatcher, jobs: { waiting: () => jobs.waiting(), runs: () => jobs.counts() } });
+  const files = { ...DEFAULT_FILES, ...config.files };
   const app = createApp({
     db,
     registry,
@@ -124,6 +126,7 @@ export async function startService(
     mcpWriteEnabled: config.mcpWriteEnabled,
     checksOnly: config.checksOnly,
     metrics,
+    files: { store: openBlobStore(files, config.dataDir), maxBytes: files.maxBytes },
   });
   const server = http.createServer();
   server.on('clientError', answerClientError);

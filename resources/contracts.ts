@@ -91,6 +91,7 @@ export const contract = defineResource({
   title: 'Contract (Vertrag)',
   titleDe: 'Vertrag',
   description: 'A contract with a partner, its term, notice rules and value, filed in a folder.',
+  attachments: true,
   fields: {
     title: titleField('Name of the contract.'),
     description: descriptionField('Subject of the contract (markdown).'),

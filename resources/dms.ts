@@ -108,6 +108,7 @@ export const document = defineResource({
     external_url: field.url({ maxLength: 2000, description: 'Link to the document in an external system.' }),
     retention_years: field.integer({ minimum: 0, maximum: 100, description: 'Retention period in years.' }),
     archived: archivedField('Archived documents are kept but hidden from daily work.'),
+    file: field.file({ description: 'The document itself (optional): uploaded with PUT `…/file`, every upload a new version.' }),
   },
   relations: {
     // protect: deleting a folder must not silently delete its documents

@@ -77,6 +77,7 @@ export const issue = defineResource({
   description: 'A reported issue moving through its workflow from new to resolved or rejected.',
   permission: { app: 'issues', model: 'issue' },
   listColumns: ['id', 'title', 'state', 'tracker', 'assigned_user', 'deadline'],
+  attachments: true,
   fields: {
     title: field.string({ maxLength: 255, required: true, search: true, labelDe: 'Titel', description: 'Short summary of the issue.' }),
     description: descriptionField('Full description (markdown).'),

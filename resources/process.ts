@@ -76,6 +76,7 @@ export const process = defineResource({
   title: 'Process (Prozess)',
   titleDe: 'Prozess',
   description: 'A documented business process, organised as a tree.',
+  attachments: true,
   fields: {
     number: field.string({ maxLength: 50, allowBlank: true, search: true, description: 'Process number, e.g. `2.1`.' }),
     title: titleField('Name of the process.'),

@@ -93,6 +93,7 @@ export const lesson = defineResource({
   table: 'tutorial_lesson',
   title: 'Lesson',
   description: 'A lesson of a course; lessons nest under parent lessons. Seen and changed by who may see and change the course.',
+  attachments: true,
   fields: {
     title: titleField('Name of the lesson.'),
     description: descriptionField('Summary of the lesson (markdown).'),

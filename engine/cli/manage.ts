@@ -5,8 +5,10 @@
  */
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { readDatabaseConfig, readRetentionConfig, unbounded } from '../config.js';
 import { pruneAudit, purgeTrash } from '../history/retention.js';
+import { DEFAULT_FILES, readDatabaseConfig, readFileSettings, readRetentionConfig, unbounded } from '../config.js';
+import { openBlobStore } from '../files/stores.js';
+import { sweepFiles } from '../files/sweep.js';
 import { openDatabase } from '../storage/connect.js';
 import { migrateLatest } from '../storage/migrate.js';
 import { createUser, userExists } from '../auth/users.js';
@@ -33,6 +35,7 @@ function commandList(registry: Registry): string {
     ['prune-history', 'purge trash entries older than TRASH_RETENTION_DAYS (30) and audit entries older than AUDIT_RETENTION_DAYS (unset: kept)'],
     ['makemigrations [name] [--check] [--allow-drop]', 'write the migration the declarations need; --check: exit 1 if one is needed (no database)'],
     ['run-job NAME', 'run one scheduled job now (the names are listed at /api/jobs)'],
+    ['sweep-files [--grace-minutes M]', 'remove stored file bytes no committed row names, and uploads cut off more than M minutes ago (default 60)'],
     ['help', 'print this list'],
   ];
   const width = Math.max(...rows.map(([c]) => c!.length));
@@ -89,6 +92,7 @@ async function main(argv: string[], registry: Registry): Promise<number> {
       password: { type: 'string' },
       email: { type: 'string' },
       name: { type: 'string' },
+      'grace-minutes': { type: 'string' },
       ...Object.fromEntries([...seeds.keys()].map((option) => [option, { type: 'string' as const }])),
     },
   }) as { values: Record<string, string | undefined> };
@@ -144,8 +148,16 @@ async function main(argv: string[], registry: Registry): Promise<number> {
         await migrateLatest(conn);
         const purged = await purgeTrash(conn, retention.trashDays);
         const pruned = retention.auditDays === undefined ? 'none (AUDIT_RETENTION_DAYS unset)' : String(await pruneAudit(conn, retention.auditDays));
-        process.stdout.write(`Trash entries purged: ${purged}. Audit entries pruned: ${pruned}.
-`);
+        process.stdout.write(`Trash entries purged: ${purged}. Audit entries pruned: ${pruned}.\n`);
+        return 0;
+      }
+      case 'sweep-files': {
+        const grace = values['grace-minutes'] ?? '60';
+        if (!/^\d{1,6}$/.test(grace)) throw new UsageError(`--grace-minutes takes a whole number of minutes, not "${grace}".`);
+        const conn = await open();
+        await migrateLatest(conn);
+        const done = await sweepFiles(conn, openBlobStore({ ...DEFAULT_FILES, ...readFileSettings() }, config.dataDir), registry.resources, Number(grace) * 60_000);
+        process.stdout.write(`Removed ${done.blobsRemoved} unreferenced files and ${done.tempsRemoved} cut-off uploads; dropped ${done.versionsDropped} versions of deleted records.\n`);
         return 0;
       }
       default:

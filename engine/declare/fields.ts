@@ -154,6 +154,23 @@ export interface PermissionListField extends FieldCommon {
   type: 'permissions';
 }
 
+/**
+ * A file kept with the record (engine/files): uploaded and downloaded at `<record>/<name>`, every
+ * upload a new version. Served as its metadata and download URL, never written through the JSON
+ * body. `types`: the media types accepted (default: any); `maxBytes`: below FILE_MAX_BYTES.
+ */
+export interface FileField extends FieldCommon {
+  type: 'file';
+  readOnly: true;
+  maxBytes?: number;
+  types?: readonly string[];
+}
+/** The files attached to a record (a declaration's `attachments: true`): served as their metadata, written at `<record>/attachments`. */
+export interface AttachmentsField extends FieldCommon {
+  type: 'attachments';
+  readOnly: true;
+}
+
 export type FieldSpec =
   | StringField
   | TextField
@@ -170,7 +187,9 @@ export type FieldSpec =
   | EnumField
   | StateField
   | PasswordField
-  | PermissionListField;
+  | PermissionListField
+  | FileField
+  | AttachmentsField;
 
 export type FieldType = FieldSpec['type'];
 
@@ -197,4 +216,5 @@ export const field = {
   state: <const V extends string>(o: Options<StateField<V>>): StateField<V> => ({ type: 'state', ...o }),
   password: (o: Options<PasswordField>): PasswordField => ({ type: 'password', ...o }),
   permissions: (o: Options<PermissionListField>): PermissionListField => ({ type: 'permissions', ...o }),
+  file: (o: Omit<Options<FileField>, 'readOnly'>): FileField => ({ type: 'file', readOnly: true, ...o }),
 };

@@ -104,6 +104,8 @@ export interface ResourceDeclaration<
    * The first is where they start: an initial state.
    */
   readonly exampleStates?: { readonly [N in keyof F]?: readonly string[] };
+  /** true: records carry a list of attached files (`attachments`, uploaded at `<record>/attachments`; engine/files). */
+  readonly attachments?: boolean;
   /** false: out of the MCP tools' reach (`/mcp` neither describes, lists, reads nor writes it); default true. */
   readonly mcp?: boolean;
   /** Jobs run on a schedule (declare/schedules.ts), named `<module>.<name>.<job name>`. */

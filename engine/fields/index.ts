@@ -8,6 +8,7 @@ import { booleanType, enumType, stateType } from './choices.js';
 import { decimalType, integerType } from './numbers.js';
 import { colorType, emailType, passwordType, stringType, textType, urlType } from './strings.js';
 import { jsonType, permissionsType } from './structured.js';
+import { attachmentsType, fileType } from './files.js';
 import { dateTimeType, dateType, timeType } from './temporal.js';
 
 type Types = { readonly [K in FieldSpec['type']]: FieldType<Extract<FieldSpec, { type: K }>> };
@@ -29,6 +30,8 @@ const TYPES: Types = {
   state: stateType,
   json: jsonType,
   permissions: permissionsType,
+  file: fileType,
+  attachments: attachmentsType,
 };
 
 /** The type object of a declared field. */

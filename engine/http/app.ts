@@ -39,6 +39,8 @@ import type { Metrics } from '../metrics/metrics.js';
 import { Revisions } from '../history/revisions.js';
 import { mountHistory, mountTrash } from '../history/routes.js';
 import { Trash } from '../history/trash.js';
+import type { BlobStore } from '../files/blob-store.js';
+import { FileRoutes } from '../files/routes.js';
 
 export interface Services {
   db: Knex;
@@ -66,6 +68,8 @@ export interface Services {
   checksOnly?: boolean;
   /** METRICS: every request is counted and timed here. */
   metrics?: Metrics;
+  /** Where file bytes live and FILE_MAX_BYTES; without it the file routes are not served. */
+  files?: { store: BlobStore; maxBytes: number };
 }
 
 export interface App {
@@ -91,6 +95,7 @@ export function createApp({
   mcpWriteEnabled = false,
   checksOnly = false,
   metrics,
+  files,
 }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
@@ -137,7 +142,8 @@ export function createApp({
   koa.use(redirectDeprecated(registry.redirects));
   koa.use(stripTrailingSlash);
   koa.use(publicRouter.routes());
-  // every route of the table authenticates first
+  // every route of the table authenticates first, and so do the file routes
+  if (files) koa.use(new FileRoutes(db, files.store, registry.resources, files.maxBytes).middleware(authenticate));
   koa.use(routes.middleware(authenticate));
   koa.use(notFoundAfterAuthentication(authenticate));
   return { koa, services, tables };

@@ -19,6 +19,9 @@ import { canHoldRights } from '../access/privileges.js';
 import { typeOf } from '../fields/index.js';
 import { MAX_LIST_ITEMS } from '../fields/values.js';
 
+/** The field `attachments: true` gives a resource. */
+export const ATTACHMENTS = 'attachments';
+
 class DeclarationError extends Error {
   constructor(resource: string, message: string) {
     super(`Resource "${resource}": ${message}`);
@@ -55,6 +58,10 @@ function compileOne(d: ResourceDeclaration, table?: EngineTableDeclaration): Res
   const columns: Readonly<Record<string, string | undefined>> = table?.columns ?? {};
   // a read-only table's fields are all read-only
   const fields = Object.entries(d.fields).map(([name, spec]) => compileField(table && !table.writes ? { ...spec, readOnly: true } : spec, name, columns[name]));
+  if (d.attachments) {
+    if (fields.some((f) => f.name === ATTACHMENTS)) throw new DeclarationError(key, `field "${ATTACHMENTS}" is added by \`attachments: true\`; rename it.`);
+    fields.push(compileField({ type: 'attachments', readOnly: true, nullable: false, description: 'Files attached to the record (upload at `…/attachments`).' }, ATTACHMENTS));
+  }
   for (const f of fields) {
     if ((RECORD_FIELDS as readonly string[]).includes(f.name)) throw new DeclarationError(key, `field "${f.name}" is added by the engine; remove it.`);
     // a client's write is a change, so only what clients cannot write may be bookkeeping
