@@ -2,8 +2,8 @@
  * The orphan sweep: bytes are stored before the transaction that names them commits, so a crash (or
  * a failed write) between the two leaves bytes no row names. The sweep removes them, and temporary
  * blobs older than the grace period (uploads cut off). It keeps every blob that a committed row
- * names: the queries of `NAMING_QUERIES`, to which another table keeping rows that name files (a
- * trash keeping a deleted record's file until purge) adds its own.
+ * names: the queries of `NAMING_QUERIES`. A record in the trash keeps its versions, so its bytes,
+ * until the trash is purged.
  *
  * Safe beside uploads in flight: an upload turns its temporary blob into the named one and commits
  * its row while holding the files lock shared; the sweep decides and removes while holding it
@@ -42,7 +42,9 @@ export async function sweepFiles(db: Knex, store: BlobStore, resources: readonly
   let versionsDropped = 0;
   for (const r of resources.filter(hasFiles)) {
     const gone = (await db.raw(
-      `delete from file_versions fv where fv.resource = ? and not exists (select 1 from ${q(r.table)} t where t.id = fv.record_id) returning fv.id`,
+      // a trashed record keeps its versions (and so its bytes) until the trash is purged (engine/history/)
+      `delete from file_versions fv where fv.resource = ? and not exists (select 1 from ${q(r.table)} t where t.id = fv.record_id)
+         and not exists (select 1 from trash tr where tr.resource = fv.resource and tr.record_id = fv.record_id) returning fv.id`,
       [r.key],
     )) as { rows: unknown[] };
     versionsDropped += gone.rows.length;
