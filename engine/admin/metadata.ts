@@ -25,6 +25,8 @@ export interface FieldMeta {
   spec?: Omit<FieldSpec, 'description' | 'label'>;
   /** Resource key of a relation's target. */
   target?: string;
+  /** The permissions needed to see it (`read`) and to set it (`write`): the app hides it from those without. */
+  permission?: { read?: string; write?: string };
 }
 
 export interface FilterMeta {
@@ -65,6 +67,7 @@ function fieldMeta(e: ViewEntry): FieldMeta {
   const meta: FieldMeta = { name, label, description, kind, writeName, required, nullable, writable };
   if (e.kind === 'field') meta.spec = e.details;
   else meta.target = e.target.key;
+  if (e.permission) meta.permission = e.permission;
   return meta;
 }
 

@@ -8,6 +8,7 @@
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { viewsEveryState } from '../access/visibility.js';
+import { fieldMask, hasFieldPermissions } from '../access/field-permissions.js';
 import { TableList } from '../crud/table-list.js';
 import { isoTimestamp } from '../fields/values.js';
 import { mayPerform } from '../http/resource-routes.js';
@@ -19,8 +20,26 @@ import { FALSE, frag, joinFragments, q, type Fragment } from '../storage/sql.js'
 export const AUDIT_PERMISSION = 'audit.view_entry';
 export const AUDIT_PATH = '/api/audit';
 
-const ENTRY_JSON = `json_build_object('id', e.id, 'at', ${isoTimestamp('e.at')}, 'user', e.user_id, 'action', e.action, 'resource', e.resource,
-  'record_id', e.record_id, 'changes', e.changes, 'request_id', e.request_id)`;
+const entryJson = (changes: string) => `json_build_object('id', e.id, 'at', ${isoTimestamp('e.at')}, 'user', e.user_id, 'action', e.action, 'resource', e.resource,
+  'record_id', e.record_id, 'changes', ${changes}, 'request_id', e.request_id)`;
+const ENTRY_JSON = entryJson('e.changes');
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/** The entry JSON without the recorded columns `user`'s field permissions hide (access/field-permissions.ts); built once per set of masks. */
+function maskedEntries(guarded: readonly Resource[]): (user: Principal) => string {
+  const built = new Map<string, string>();
+  return (user) => {
+    const masks = guarded.map((r) => ({ r, mask: fieldMask(r, user) })).filter(({ mask }) => mask.hidden.size > 0);
+    const key = masks.map(({ r, mask }) => `${r.key}:${mask.key}`).join(';');
+    let json = built.get(key);
+    if (json === undefined) {
+      const columns = (r: Resource, hidden: ReadonlySet<string>) => r.fields.filter((f) => hidden.has(f.name) && f.column).map((f) => literal(f.column!));
+      const cases = masks.map(({ r, mask }) => `when ${literal(r.key)} then e.changes - array[${columns(r, mask.hidden).join(', ')}]::text[]`);
+      built.set(key, (json = entryJson(cases.length ? `case e.resource ${cases.join(' ')} else e.changes end` : 'e.changes')));
+    }
+    return json;
+  };
+}
 
 const integer = { type: 'integer', description: '' } as const;
 const text = { type: 'string', maxLength: 200, description: '' } as const;
@@ -56,5 +75,10 @@ export function mountAudit(routes: RouteTable, db: Knex, resources: readonly Res
     { param: 'at_from', column: 'at', type: time, op: 'from' },
     { param: 'at_to', column: 'at', type: time, op: 'to' },
   ]);
-  mountTable(routes, AUDIT_PATH, { permissions: { view: AUDIT_PERMISSION }, list: entries, visible: (user) => visibleEntries(resources, user) });
+  mountTable(routes, AUDIT_PATH, {
+    permissions: { view: AUDIT_PERMISSION },
+    list: entries,
+    visible: (user) => visibleEntries(resources, user),
+    json: maskedEntries(resources.filter(hasFieldPermissions)),
+  });
 }

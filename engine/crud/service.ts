@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Ajv } from 'ajv';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
+import { fieldMask, refuseUnwritable, unmaskedPrecondition } from '../access/field-permissions.js';
 import { resourceView, type ResourceView } from '../describe/view.js';
 import { setActor } from '../audit/actor.js';
 import { checkPrivileges, type PrivilegeCheck } from '../access/privileges.js';
@@ -32,7 +33,7 @@ import { WriteHooks, type Write } from './hooks.js';
 import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';
 import type { OrderColumn } from './keyset.js';
 import { listQuery, type ListHead, type PageLinks } from './list-page.js';
-import { orderableColumns, planList, searchColumns } from './list-plan.js';
+import { orderableColumns, planList } from './list-plan.js';
 import { RecordShapes, selectList } from './record-shapes.js';
 import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
@@ -67,7 +68,6 @@ const throwNotFound = (): never => {
 export class ResourceService {
   readonly filters: readonly Filter[];
   readonly orderable: Map<string, OrderColumn>;
-  readonly search: string[];
   private readonly validators: ResourceValidators;
   /** Password fields: changing one ends the user's other sessions. */
   private readonly credentials: string[];
@@ -91,7 +91,6 @@ export class ResourceService {
     this.reads = listing.reads ?? new ReadRouting(pool);
     this.filters = filtersOf(resource);
     this.orderable = orderableColumns(resource);
-    this.search = searchColumns(resource);
     this.validators = compileValidators(ajv, resource);
     this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
     this.statements = new StatementWrites(resource, pool, registry.resources, this.credentials, listing.checksOnly);
@@ -128,7 +127,7 @@ export class ResourceService {
    * the links are known once the first record has been read.
    */
   async list(user: Principal, query: Record<string, string>): Promise<ListAnswer> {
-    const plan = planList(this.resource, this.filters, this.orderable, this.search, query, this.shapes);
+    const plan = planList(this.resource, this.filters, this.orderable, fieldMask(this.resource, user), query, this.shapes);
     const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows, plan.shape && selectList(plan.shape, user));
     let head: ListHead = { edge: [], total: undefined };
     const records = this.reads.stream((db) => textPieces(db, page.records, (columns) => (head = page.head(columns))));
@@ -161,6 +160,13 @@ export class ResourceService {
     await refuseUnchangeable(trx, this.resource, user, [id]);
     if (precondition && !holds(precondition, (await this.fetchJson(trx, id))!)) throw preconditionFailed();
     return row;
+  }
+
+  /** `json`, a record just written, as `user` reads it: read again without what their field permissions hide. */
+  private async asServed(user: Principal, json: string): Promise<string> {
+    const mask = fieldMask(this.resource, user);
+    if (mask.hidden.size === 0) return json;
+    return (await this.fetchJson(this.db, (JSON.parse(json) as Row).id as number, [], frag(mask.list())))!;
   }
 
   /** Shape errors are collected, not thrown: the database checks add theirs, then all are reported at once. */
@@ -243,9 +249,10 @@ export class ResourceService {
   /** One statement when it can say yes; otherwise (or when it says no) the checks, which answer exactly. */
   async create(user: Principal, body: unknown): Promise<string> {
     const input = this.validate(body, 'create');
+    await refuseUnwritable(this.resource, user, input.values);
     const written = await this.statements.create(user, input);
-    if (written !== undefined) return written;
-    return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!);
+    if (written !== undefined) return this.asServed(user, written);
+    return this.asServed(user, await this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!));
   }
 
   /**
@@ -257,16 +264,19 @@ export class ResourceService {
     const mode = partial ? 'patch' : 'create';
     // a body that is no object is refused by the checks, after 404 and 403
     const input = isObject(body) ? this.validate(body, mode) : undefined;
+    if (input) await refuseUnwritable(this.resource, user, input.values, async () => JSON.parse(await this.retrieve(user, id)) as Row);
+    precondition = await unmaskedPrecondition(this.db, this.resource, user, id, precondition);
     const written = input ? await this.statements.update(user, id, input, precondition) : undefined;
-    if (written !== undefined) return written;
-    return this.transaction(async (trx) => {
+    if (written !== undefined) return this.asServed(user, written);
+    return this.asServed(user, await this.transaction(async (trx) => {
       const existing = await this.lockForChange(trx, user, id, precondition);
       return (await this.fetchJson(trx, await this.write(user, input ?? this.validate(body, mode), existing, trx, partial ? 'update' : 'replace')))!;
-    });
+    }));
   }
 
   /** One statement where the resource's writes take it; otherwise (or when it cannot answer) the checks. */
   async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
+    precondition = await unmaskedPrecondition(this.db, this.resource, user, id, precondition);
     if (await this.statements.delete(user, id, precondition)) return;
     const label = `${this.resource.name} ${id}`;
     await this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id, precondition)]), label);

@@ -46,8 +46,8 @@ export class TableList {
     return where;
   }
 
-  /** One page of the records `visible` admits; `more`: a next page may exist. */
-  async list(query: Record<string, string>, visible: Fragment[]): Promise<{ records: unknown[]; limit: number; offset: number; more: boolean }> {
+  /** One page of the records `visible` admits, as `json` (the table's own by default) builds them; `more`: a next page may exist. */
+  async list(query: Record<string, string>, visible: Fragment[], json = this.json): Promise<{ records: unknown[]; limit: number; offset: number; more: boolean }> {
     const errors: FieldErrors = emptyMap();
     const where = this.conditions(query, errors);
     const paging = parsePaging(query, undefined, errors);
@@ -55,13 +55,13 @@ export class TableList {
     if (Object.keys(errors).length) throw new ValidationError(errors);
     const [limit, offset] = [paging.limit ?? PAGE, paging.offset ?? 0];
     const cond = joinFragments([...where, ...visible], 'and');
-    const sql = `select ${this.json} as json from ${this.table} e where ${cond.sql} order by e.id desc limit ${limit + 1} offset ${offset}`;
+    const sql = `select ${json} as json from ${this.table} e where ${cond.sql} order by e.id desc limit ${limit + 1} offset ${offset}`;
     const rows = rowsOf(await this.db.raw(sql, cond.bindings as Knex.RawBinding[])).map((r) => r.json);
     return { records: rows.slice(0, limit), limit, offset, more: rows.length > limit };
   }
 
-  async detail(id: number, visible: Fragment[]): Promise<unknown> {
+  async detail(id: number, visible: Fragment[], json = this.json): Promise<unknown> {
     const cond = joinFragments([frag('e.id = ?', [id]), ...visible], 'and');
-    return rowsOf(await this.db.raw(`select ${this.json} as json from ${this.table} e where ${cond.sql}`, cond.bindings as Knex.RawBinding[]))[0]?.json;
+    return rowsOf(await this.db.raw(`select ${json} as json from ${this.table} e where ${cond.sql}`, cond.bindings as Knex.RawBinding[]))[0]?.json;
   }
 }

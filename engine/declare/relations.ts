@@ -19,6 +19,9 @@ interface ForeignKeyCommon {
   filter?: boolean;
   /** The target is this resource and the links must not form a cycle. */
   tree?: boolean;
+  /** Field-level permissions, as a field's (declare/fields.ts). */
+  read?: string;
+  write?: string;
 }
 /** A required key cannot be set to null, so deleting its target cannot `set null`. */
 export type ForeignKey = ForeignKeyCommon &
@@ -50,6 +53,9 @@ export interface ManyToMany {
    * each added or removed record holds may change the links (see engine/access/privileges.ts).
    */
   privileged?: boolean;
+  /** Field-level permissions, as a field's (declare/fields.ts). */
+  read?: string;
+  write?: string;
 }
 
 /**

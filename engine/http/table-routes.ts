@@ -26,6 +26,8 @@ export interface TableRoutes {
   permissions: { view: string; add?: string; change?: string; delete?: string };
   list: TableList;
   visible(user: Principal): Fragment[];
+  /** The record JSON as `user` is served it, where it differs between callers (the audit trail's field permissions). */
+  json?(user: Principal): string;
   writes?: TableWrites;
 }
 
@@ -34,19 +36,19 @@ const found = <T>(record: T | undefined): T => {
   return record;
 };
 
-export function mountTable(routes: RouteTable, path: string, { permissions, list, visible, writes }: TableRoutes): void {
+export function mountTable(routes: RouteTable, path: string, { permissions, list, visible, json, writes }: TableRoutes): void {
   const may = (user: Principal, permission: string | undefined): void => {
     if (!permission || !mayPerform(user, permission)) throw permissionDenied();
   };
   const view = async (ctx: Context, user: Principal) => {
     may(user, permissions.view);
-    const page = await list.list(queryOf(ctx), visible(user));
+    const page = await list.list(queryOf(ctx), visible(user), json?.(user));
     if (page.more) ctx.set('Link', `<${pageUrl(ctx, { offset: page.offset + page.limit })}>; rel="next"`);
     ctx.body = page.records;
   };
   const detail = async (ctx: Context, user: Principal, id: string | undefined) => {
     may(user, permissions.view);
-    ctx.body = found(await list.detail(idOf(id), visible(user)));
+    ctx.body = found(await list.detail(idOf(id), visible(user), json?.(user)));
   };
   if (!writes) {
     routes.add(path, methods({ GET: view }));

@@ -11,6 +11,8 @@ import { ApiError, emptyMap, permissionDenied, ValidationError } from '../errors
 import { mayPerform } from '../http/resource-routes.js';
 import type { Action } from '../registry/resource.js';
 import { describeResource } from './describe.js';
+import { viewFor } from '../describe/view.js';
+import { fieldMask } from '../access/field-permissions.js';
 import { MAX_LIST_LIMIT } from './tools.js';
 
 type Args = Record<string, unknown>;
@@ -60,7 +62,8 @@ export class ToolCalls {
 
   private describe(args: Args, user: Principal): string {
     const chosen = args.resource === undefined ? [...this.services.values()] : [this.service(args, user, 'view')];
-    return JSON.stringify(chosen.filter((s) => mayPerform(user, s.resource.permissions.view)).map((s) => describeResource(s.view)));
+    const seen = chosen.filter((s) => mayPerform(user, s.resource.permissions.view));
+    return JSON.stringify(seen.map((s) => describeResource(viewFor(s.view, fieldMask(s.resource, user)))));
   }
 
   private async list(args: Args, user: Principal): Promise<string> {

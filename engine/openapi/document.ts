@@ -57,8 +57,8 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
     const names = schemaNames(service.resource);
     merge(schemas, {
       [names.read]: readSchema(service.view),
-      [names.request]: requestSchema(service.resource, 'create'),
-      [names.patched]: requestSchema(service.resource, 'patch'),
+      [names.request]: requestSchema(service.view, 'create'),
+      [names.patched]: requestSchema(service.view, 'patch'),
     });
     merge(paths, resourcePaths(service, names));
   }

@@ -66,6 +66,7 @@ function compileOne(d: ResourceDeclaration): Resource {
     description: d.description,
     operationPrefix: key.replace(/[/-]/g, '_'),
     permissions: Object.fromEntries(ACTIONS.map((a) => [a, `${app}.${a}_${modelName}`])) as Resource['permissions'],
+    extraPermissions: Object.keys(d.extraPermissions ?? {}).map((codename) => `${app}.${codename}`),
     fields,
     foreignKeys: [],
     manyToMany: [],

@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BatchDeclaration, ResourceDeclaration } from '../declare/index.js';
 import { compileBatches, compileDeclarations } from './compile.js';
 import { ACTIONS, type Batch, type Resource } from './resource.js';
+import { checkFieldPermissions } from '../access/field-permissions.js';
 
 /** Permissions of the engine's own endpoints (the audit trail, webhooks), which no declaration defines. */
 export const FEATURE_PERMISSIONS = [
@@ -38,7 +39,8 @@ export class Registry {
     for (const [old] of this.redirects) {
       if (this.resources.some((r) => r.path === old || r.path.startsWith(`${old}/`))) throw new Error(`Deprecated path "${old}" is the path of a resource.`);
     }
-    this.permissionNames = new Set([...this.resources.flatMap((r) => ACTIONS.map((a) => r.permissions[a])), ...FEATURE_PERMISSIONS]);
+    this.permissionNames = new Set([...this.resources.flatMap((r) => [...ACTIONS.map((a) => r.permissions[a]), ...r.extraPermissions]), ...FEATURE_PERMISSIONS]);
+    checkFieldPermissions(this.resources, this.permissionNames);
   }
 
   get(key: string): Resource {

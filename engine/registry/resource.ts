@@ -53,6 +53,8 @@ export interface Resource {
   /** Prefix of operation ids: `organisation_mitarbeitende`, `user`. */
   operationPrefix: string;
   permissions: Record<Action, string>;
+  /** The declaration's `extraPermissions` as full names (`organisation.view_private_data`). */
+  extraPermissions: string[];
   fields: Field[];
   foreignKeys: ForeignKeyRef[];
   manyToMany: ManyToManyRef[];
