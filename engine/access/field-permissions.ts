@@ -12,6 +12,7 @@ import type { Resource } from '../registry/resource.js';
 import { entityTag, type Precondition } from '../storage/entity-tag.js';
 import { joinSelectParts, ROW, selectList, selectParts, type SelectPart } from '../storage/serialise.js';
 import { prepared } from '../storage/statements.js';
+import { revealValues } from '../storage/field-encryption.js';
 import { col, frag, q } from '../storage/sql.js';
 
 /** A field or relation that names a permission. */
@@ -105,19 +106,19 @@ export function fieldPermissionsOf(resource: Resource): Map<string, { read?: str
 
 /**
  * 403 naming each field of `values` that `user` may not set, before anything is written. `served`
- * reads the record as `user` is served it (undefined: a create): a value equal to the stored one
+ * reads the record's text as `user` is served it (absent: a create): a value equal to the stored one
  * sets nothing, so a PUT of a GET body that holds a field its caller may read but not write passes.
  */
 export async function refuseUnwritable(
   resource: Resource,
   user: Principal,
   values: Record<string, unknown>,
-  served?: () => Promise<Record<string, unknown> | undefined>,
+  served?: () => Promise<string>,
 ): Promise<void> {
   const { unwritable } = fieldMask(resource, user);
   const named = [...unwritable].filter(([writeName]) => writeName in values);
   if (named.length === 0) return;
-  const record = served && (await served());
+  const record = served && (JSON.parse(revealValues(await served())) as Record<string, unknown>);
   const changed = named.filter(([writeName, name]) => !record || !(name in record) || JSON.stringify(record[name]) !== JSON.stringify(values[writeName]));
   if (changed.length === 0) {
     for (const [writeName] of named) delete values[writeName];

@@ -264,7 +264,7 @@ export class ResourceService {
     const mode = partial ? 'patch' : 'create';
     // a body that is no object is refused by the checks, after 404 and 403
     const input = isObject(body) ? this.validate(body, mode) : undefined;
-    if (input) await refuseUnwritable(this.resource, user, input.values, async () => JSON.parse(await this.retrieve(user, id)) as Row);
+    if (input) await refuseUnwritable(this.resource, user, input.values, () => this.retrieve(user, id));
     precondition = await unmaskedPrecondition(this.db, this.resource, user, id, precondition);
     const written = input ? await this.statements.update(user, id, input, precondition) : undefined;
     if (written !== undefined) return this.asServed(user, written);

@@ -1,10 +1,11 @@
 /**
  * Identifiers with check digits: the Swiss social security number (AHV number, `756.XXXX.XXXX.XX`,
  * EAN-13) and the IBAN (ISO 13616, mod 97). Typed with spaces, dots or dashes, each is stored in one
- * form; being personal data, neither is filtered, ordered or searched.
+ * form, encrypted; being personal data, neither is filtered, ordered or searched.
  */
 import type { AhvField, IbanField } from '../declare/fields.js';
 import { type FieldType, whenFiltered } from './field-type.js';
+import { encryptValue } from '../storage/field-encryption.js';
 import { textual } from './strings.js';
 
 export const AHV_PATTERN = '^756\\.\\d{4}\\.\\d{4}\\.\\d{2}$';
@@ -39,6 +40,8 @@ const notFiltered = {
   defaultLookups: whenFiltered([]),
   orderable: false,
   documentedExample: 'request',
+  encrypted: true,
+  store: (_spec: unknown, value: unknown) => encryptValue(value as string),
 } as const;
 
 /** With the check digit of the first twelve digits of `756` + `n`. */

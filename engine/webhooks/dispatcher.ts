@@ -19,6 +19,7 @@ import { isoTimestamp } from '../fields/values.js';
 import type { Logger } from '../log.js';
 import type { Resource } from '../registry/resource.js';
 import { fieldMask } from '../access/field-permissions.js';
+import { revealValues } from '../storage/field-encryption.js';
 import { jsonRows, ROW } from '../storage/serialise.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { asRecorded } from './deliveries.js';
@@ -138,7 +139,7 @@ export class Dispatcher {
   }
 
   private async attempt(d: Claimed, data: unknown): Promise<void> {
-    const body = JSON.stringify({ event: d.event, resource: d.resource, id: d.record_id, data, at: d.at });
+    const body = revealValues(JSON.stringify({ event: d.event, resource: d.resource, id: d.record_id, data, at: d.at }));
     try {
       await send({ url: d.url, secret: d.secret, event: d.event, id: d.uuid, body }, this.settings.allowPrivate);
       await this.db('webhook_deliveries').where({ id: d.id }).update({ status: 'delivered', delivered_at: this.db.fn.now(), next_attempt: null, last_error: null });
