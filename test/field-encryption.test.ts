@@ -71,7 +71,10 @@ describe('encrypted fields (AHV number, IBAN)', function () {
       const before = await stored(made.id);
       useFieldKeys(NEW_KEY, [TEST_FIELD_KEY]);
       expect((await admin.get(`${PATH}/${made.id}`)).body).to.include({ ahv_number: AHV, iban: IBAN });
+      const entries = async () => Number(((await service.db('audit_entries').where({ record_id: made.id, resource: 'organisation/mitarbeitende' }).count('* as n')) as { n: string }[])[0]!.n);
+      const recorded = await entries();
       expect(await rotateFieldKeys(service.db, registry.resources)).to.be.greaterThan(1);
+      expect(await entries(), 'no audit entry: the values did not change').to.equal(recorded);
       const after = await stored(made.id);
       expect(after.ahv_number).not.to.equal(before.ahv_number);
       expect(await rotateFieldKeys(service.db, registry.resources)).to.equal(0);

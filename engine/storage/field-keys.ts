@@ -13,6 +13,7 @@ import type { DatabaseConfig } from '../config.js';
 import { typeOf } from '../fields/index.js';
 import type { Resource } from '../registry/resource.js';
 import { StartupError } from '../startup-error.js';
+import { withoutCapture } from '../audit/actor.js';
 import { decryptValue, encryptValue, KEY_PATTERN, underCurrentKey, useFieldKeys } from './field-encryption.js';
 
 /** The embedded database's own key, under BMS_DATA_DIR. */
@@ -50,12 +51,15 @@ export function setUpFieldKeys(config: DatabaseConfig, resources: readonly Resou
 }
 
 /**
- * Re-encrypts with the current key every stored value under another one, in one transaction;
+ * Re-encrypts with the current key every stored value under another one, in one transaction
+ * that the change capture skips;
  * answers how many. A value no key in use opens stops it (the previous key is missing).
  */
 export async function rotateFieldKeys(db: Knex, resources: readonly Resource[]): Promise<number> {
   let count = 0;
   await db.transaction(async (trx) => {
+    // the values do not change, only their encryption: no audit entries, no webhook events
+    await withoutCapture(trx);
     for (const { resource, column } of encryptedFields(resources)) {
       const rows = (await trx(resource.table).select('id', column).whereNotNull(column).forUpdate()) as Record<string, unknown>[];
       for (const row of rows) {
