@@ -12,6 +12,7 @@ import { createUser, userExists } from '../auth/users.js';
 import { createToken } from '../auth/tokens.js';
 import { loadRegistry, type Registry } from '../registry/registry.js';
 import { StartupError } from '../startup-error.js';
+import { rotateFieldKeys, setUpFieldKeys } from '../storage/field-keys.js';
 import { seed, seedOptions } from './seed.js';
 import { makemigrations } from './makemigrations.js';
 import { runJobNow } from './run-job.js';
@@ -29,6 +30,7 @@ function commandList(registry: Registry): string {
     ['createsuperuser --username U [--password P] [--email E]', `create a superuser; without --password: ${PASSWORD_ENV}, else asked twice at a terminal`],
     ['createtoken --username U [--name N]', 'print a new API token of the user, alone on stdout'],
     [`seed${seeds}`, 'fill every resource with demo data through the API validation (needs a superuser)'],
+    ['rotate-field-key', 're-encrypt every encrypted value with FIELD_ENCRYPTION_KEY (the old key in FIELD_ENCRYPTION_PREVIOUS_KEYS)'],
     ['makemigrations [name] [--check] [--allow-drop]', 'write the migration the declarations need; --check: exit 1 if one is needed (no database)'],
     ['run-job NAME', 'run one scheduled job now (the names are listed at /api/jobs)'],
     ['help', 'print this list'],
@@ -91,6 +93,8 @@ async function main(argv: string[], registry: Registry): Promise<number> {
     },
   }) as { values: Record<string, string | undefined> };
   const config = unbounded(readDatabaseConfig());
+  // the commands that write encrypted values need the key; the others run without one
+  const useKeys = () => setUpFieldKeys(config, registry.resources, (message) => process.stderr.write(`${message}\n`));
   let db: Knex | undefined;
   const open = async () => (db = await openDatabase(config));
   try {
@@ -131,9 +135,17 @@ async function main(argv: string[], registry: Registry): Promise<number> {
           if (!/^\d+$/.test(raw)) throw new UsageError(`--${option} takes a whole number (0 or more), not "${raw}".`);
           counts.set(option, Number(raw));
         }
+        useKeys();
         const conn = await open();
         await migrateLatest(conn);
         await seed(conn, registry, counts);
+        return 0;
+      }
+      case 'rotate-field-key': {
+        useKeys();
+        const conn = await open();
+        await migrateLatest(conn);
+        process.stdout.write(`Re-encrypted ${await rotateFieldKeys(conn, registry.resources)} values with the current key.\n`);
         return 0;
       }
       default:

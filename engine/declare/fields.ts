@@ -43,6 +43,13 @@ interface FieldCommon<L extends Lookup = never> {
   orderable?: boolean;
   /** A database unique constraint; a duplicate answers 400 under the field. */
   unique?: boolean;
+  /**
+   * Field-level permissions (`app.codename`, declared by some resource's `extraPermissions`): a
+   * caller without `read` is served the record without the field and cannot filter, order or search
+   * by it; a caller without `write` cannot set it (403 naming it). See access/field-permissions.ts.
+   */
+  read?: string;
+  write?: string;
 }
 
 export interface StringField extends FieldCommon<TextLookup> {
@@ -154,6 +161,15 @@ export interface PermissionListField extends FieldCommon {
   type: 'permissions';
 }
 
+/** A Swiss social security number (AHV number), stored as `756.XXXX.XXXX.XX`, encrypted at rest. */
+export interface AhvField extends FieldCommon {
+  type: 'ahv';
+}
+/** An IBAN, stored without spaces in capitals, encrypted at rest. */
+export interface IbanField extends FieldCommon {
+  type: 'iban';
+}
+
 export type FieldSpec =
   | StringField
   | TextField
@@ -170,7 +186,9 @@ export type FieldSpec =
   | EnumField
   | StateField
   | PasswordField
-  | PermissionListField;
+  | PermissionListField
+  | AhvField
+  | IbanField;
 
 export type FieldType = FieldSpec['type'];
 
@@ -197,4 +215,6 @@ export const field = {
   state: <const V extends string>(o: Options<StateField<V>>): StateField<V> => ({ type: 'state', ...o }),
   password: (o: Options<PasswordField>): PasswordField => ({ type: 'password', ...o }),
   permissions: (o: Options<PermissionListField>): PermissionListField => ({ type: 'permissions', ...o }),
+  ahv: (o: Options<AhvField>): AhvField => ({ type: 'ahv', ...o }),
+  iban: (o: Options<IbanField>): IbanField => ({ type: 'iban', ...o }),
 };

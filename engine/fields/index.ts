@@ -7,6 +7,7 @@ import type { FieldType } from './field-type.js';
 import { booleanType, enumType, stateType } from './choices.js';
 import { decimalType, integerType } from './numbers.js';
 import { colorType, emailType, passwordType, stringType, textType, urlType } from './strings.js';
+import { ahvType, ibanType } from './identifiers.js';
 import { jsonType, permissionsType } from './structured.js';
 import { dateTimeType, dateType, timeType } from './temporal.js';
 
@@ -29,6 +30,8 @@ const TYPES: Types = {
   state: stateType,
   json: jsonType,
   permissions: permissionsType,
+  ahv: ahvType,
+  iban: ibanType,
 };
 
 /** The type object of a declared field. */
