@@ -4,6 +4,7 @@
  * listens. The log is read and dropped, as a log collector would.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -76,7 +77,8 @@ function ready(child: ChildProcess, kind: TargetKind, workers: number): Promise<
 /** `settings`: more environment variables of the process (METRICS=true). */
 export async function startTarget(kind: TargetKind, databaseUrl: string, workers: number, settings: Record<string, string> = {}): Promise<Target> {
   const port = await freePort();
-  const env = { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), WEB_CONCURRENCY: String(workers), ...settings };
+  // the bench's database is new each run: a key of its own fits it unless one is given
+  const env = { FIELD_ENCRYPTION_KEY: randomBytes(32).toString('hex'), ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), WEB_CONCURRENCY: String(workers), ...settings };
   const child = spawn(process.execPath, [SCRIPTS[kind]], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const pid = child.pid!;

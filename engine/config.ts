@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bool, cleanEnv, host, makeValidator, str } from 'envalid';
+import { KEY_PATTERN } from './storage/field-encryption.js';
 import { WEB_URL_PATTERN } from './fields/strings.js';
 import { StartupError } from './startup-error.js';
 
@@ -38,6 +39,8 @@ export interface DatabaseConfig {
   dataDir: string;
   /** Unset ones take `DEFAULT_BOUNDS`. */
   bounds?: Partial<DatabaseBounds>;
+  /** FIELD_ENCRYPTION_KEY and FIELD_ENCRYPTION_PREVIOUS_KEYS (storage/field-keys.ts). */
+  fieldKeys?: { current: string | undefined; previous: string[] };
 }
 
 /** What one serving process needs. */
@@ -134,6 +137,15 @@ const MAX_WORKERS = 64;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 const isPostgresUrl = (input: string): boolean => URL.canParse(input) && ['postgres:', 'postgresql:'].includes(new URL(input).protocol);
+const fieldKey = makeValidator<string>((input) => {
+  if (!KEY_PATTERN.test(input)) throw new Error('not a key');
+  return input;
+});
+const fieldKeys = makeValidator<string[]>((input) => {
+  const keys = input.split(',').map((k) => k.trim());
+  if (!keys.every((k) => KEY_PATTERN.test(k))) throw new Error('not keys');
+  return keys;
+});
 const postgresUrl = makeValidator<string>((input) => {
   if (!isPostgresUrl(input)) throw new Error('not postgres');
   return input;
@@ -190,6 +202,8 @@ const DATABASE = {
   LOCK_TIMEOUT_MS: milliseconds({ default: DEFAULT_BOUNDS.lockTimeoutMs, desc: 'milliseconds (0: no limit)' }),
   POOL_ACQUIRE_TIMEOUT_MS: milliseconds({ default: DEFAULT_BOUNDS.acquireTimeoutMs, desc: 'milliseconds (0: no limit)' }),
   DATABASE_POOL_SIZE: poolSize({ default: DEFAULT_BOUNDS.poolSize, desc: 'a number of connections from 1 to 9999' }),
+  FIELD_ENCRYPTION_KEY: fieldKey({ default: undefined, desc: '64 hexadecimal characters (32 random bytes: `openssl rand -hex 32`)' }),
+  FIELD_ENCRYPTION_PREVIOUS_KEYS: fieldKeys({ default: [], desc: 'keys of 64 hexadecimal characters separated by commas' }),
 };
 const SERVER = {
   HOST: host({ default: '127.0.0.1', desc: 'a host name or IP address to listen on' }),
@@ -226,7 +240,8 @@ const FILES = {
 /** A URL's password, if it has one, replaced before the URL is shown. */
 export const redactUrl = (url: string): string => url.replace(/(\/\/[^:/@]*:)[^@/]*@/g, '$1***@');
 
-const shown = (name: string, value: string) => `${name}="${name.startsWith('DATABASE_') ? redactUrl(value) : value}"`;
+const shown = (name: string, value: string) =>
+  name.startsWith('FIELD_ENCRYPTION_') ? `${name} (not shown)` : `${name}="${name.startsWith('DATABASE_') ? redactUrl(value) : value}"`;
 
 /** The variables of `specs` that are set and not empty. */
 const given = (env: NodeJS.ProcessEnv, specs: object): Record<string, string> =>
@@ -259,6 +274,7 @@ function databaseConfig(e: DatabaseSettings, values: Record<string, string>): Da
   const config = {
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.BMS_DATA_DIR),
+    fieldKeys: { current: e.FIELD_ENCRYPTION_KEY, previous: e.FIELD_ENCRYPTION_PREVIOUS_KEYS },
     bounds: {
       statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
       lockTimeoutMs: e.LOCK_TIMEOUT_MS,

@@ -24,6 +24,7 @@ import { createUser } from './auth/users.js';
 import { createToken } from './auth/tokens.js';
 import { PrincipalCache } from './auth/principal-cache.js';
 import { listenForPrincipalChanges, principalsChannel } from './auth/principal-changes.js';
+import { setUpFieldKeys } from './storage/field-keys.js';
 
 /** How long the pool may take to close after requests were cut at the shutdown timeout. */
 const DESTROY_AFTER_CUT_MS = 1_000;
@@ -101,6 +102,7 @@ export async function startService(
   opts: { quiet?: boolean; prepared?: boolean; registry?: Registry } = {},
 ): Promise<RunningService> {
   const registry = opts.registry ?? (await loadRegistry());
+  setUpFieldKeys(config, registry.resources, (message) => log.warn(message));
   const principals = new PrincipalCache(config.principalCacheMs);
   const db = await openDatabase(config, principalsChannel(principals));
   if (!opts.prepared) await prepare(db, config, opts.quiet ?? false);

@@ -1,7 +1,23 @@
 /** Organisation module: employees, the units and functions they work in, their employment terms and skills. */
-import { archivedField, catalogueFields, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, type AccessRule } from '../engine/declare/index.js';
+import {
+  archivedField,
+  catalogueFields,
+  COUNTRY_CODES,
+  defineModule,
+  defineResource,
+  descriptionField,
+  field,
+  fk,
+  guardedFields,
+  m2m,
+  titleField,
+  type AccessRule,
+} from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'organisation', label: 'Organisation', labelDe: 'Organisation' });
+
+/** An employee's private data: read and changed only by those holding these (HR). */
+const PRIVATE_DATA = { read: 'organisation.view_private_data', write: 'organisation.change_private_data' };
 
 export const mitarbeitende = defineResource({
   module: 'organisation',
@@ -11,6 +27,10 @@ export const mitarbeitende = defineResource({
   title: 'Employee (Mitarbeitende)',
   titleDe: 'Mitarbeitende',
   description: 'A person employed by or working for the organisation.',
+  extraPermissions: {
+    view_private_data: "Read employees' private data (birth date, civil status, private address, AHV number, bank account, HR notes).",
+    change_private_data: "Change employees' private data.",
+  },
   fields: {
     vorname: field.string({ maxLength: 100, required: true, search: true, description: 'Given name (Vorname).' }),
     nachname: field.string({ maxLength: 100, required: true, search: true, description: 'Family name (Nachname).' }),
@@ -24,6 +44,32 @@ export const mitarbeitende = defineResource({
     entry_date: field.date({ description: 'First day of employment.' }),
     exit_date: field.date({ description: 'Last day of employment.' }),
     archived: archivedField('Archived employees are kept but hidden from daily work.'),
+    ...guardedFields(PRIVATE_DATA, {
+      birth_date: field.date({ filter: true, description: 'Date of birth (Geburtsdatum).' }),
+      civil_status: field.enum({
+        values: ['single', 'married', 'registered_partnership', 'divorced', 'dissolved_partnership', 'widowed', 'separated'],
+        description: 'Civil status (Zivilstand).',
+      }),
+      nationalities: field.json({
+        schema: { type: 'array', items: { type: 'string', enum: COUNTRY_CODES }, uniqueItems: true, maxItems: 5 },
+        default: [],
+        description: 'Nationalities (Staatsangehörigkeiten) as ISO 3166-1 alpha-2 codes, e.g. `["CH", "IT"]`.',
+      }),
+      place_of_origin: field.string({ maxLength: 100, allowBlank: true, description: 'Place of origin (Heimatort) of a Swiss citizen.' }),
+      private_street: field.string({ maxLength: 200, allowBlank: true, description: 'Private address: street and number.' }),
+      private_zip: field.string({ maxLength: 20, allowBlank: true, description: 'Private address: postal code (PLZ).' }),
+      private_city: field.string({ maxLength: 100, allowBlank: true, description: 'Private address: town or city (Ort).' }),
+      private_country: field.enum({ values: COUNTRY_CODES, filter: false, description: 'Private address: country as an ISO 3166-1 alpha-2 code.' }),
+      private_email: field.email({ maxLength: 254, description: 'Private e-mail address.' }),
+      private_phone: field.string({ maxLength: 50, allowBlank: true, description: 'Private phone number.' }),
+      private_mobile: field.string({ maxLength: 50, allowBlank: true, description: 'Private mobile number.' }),
+      ahv_number: field.ahv({
+        description: 'Swiss social security number (AHV-Nummer) `756.XXXX.XXXX.XX`, checked by its check digit; spaces and dots as typed are accepted. Stored encrypted.',
+      }),
+      iban: field.iban({ description: 'IBAN of the salary account, checked by its check digits; stored without spaces, encrypted.' }),
+      emergency_contact: field.text({ maxLength: 500, allowBlank: true, description: 'Whom to call in an emergency: name, relation and phone number.' }),
+      hr_notes: field.text({ allowBlank: true, search: true, description: 'Notes of the HR department (markdown); searched only for those who may read them.' }),
+    }),
   },
   relations: {
     user: fk('user', { onDelete: 'set null', description: 'User account the employee signs in with.' }),

@@ -101,7 +101,7 @@ describe('manage commands', function () {
       const res = await manage(db, arg);
       expect(res.code, res.stderr).to.equal(0);
       const lines = res.stdout.split('\n').filter((line) => line.startsWith('  '));
-      expect(lines.map((line) => line.trim().split(' ')[0])).to.deep.equal(['migrate', 'createsuperuser', 'createtoken', 'seed', 'prune-history', 'makemigrations', 'run-job', 'sweep-files', 'help']);
+      expect(lines.map((line) => line.trim().split(' ')[0])).to.deep.equal(['migrate', 'createsuperuser', 'createtoken', 'seed', 'prune-history', 'rotate-field-key', 'makemigrations', 'run-job', 'sweep-files', 'help']);
       // the command, then what it does, on the same line
       for (const line of lines) expect(line).to.match(/^ {2}\S.*\S {2,}[a-z].+$/);
       expect(lines[3]).to.match(/^ {2}seed \[--issues N\] /);

@@ -31,6 +31,8 @@ export interface FieldMeta {
   choices?: { value: string; labels: Texts }[];
   /** Resource key of a relation's target. */
   target?: string;
+  /** The permissions needed to see it (`read`) and to set it (`write`): the app hides it from those without. */
+  permission?: { read?: string; write?: string };
 }
 
 /** A foreign key of another resource pointing here, with the list filter that finds a record's referrers. */
@@ -90,6 +92,7 @@ function fieldMeta(e: ViewEntry): FieldMeta {
     meta.spec = e.details;
     if (e.choices) meta.choices = e.choices;
   } else meta.target = e.target.key;
+  if (e.permission) meta.permission = e.permission;
   return meta;
 }
 

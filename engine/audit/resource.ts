@@ -8,6 +8,7 @@
 import type { Principal } from '../auth/users.js';
 import { viewsEveryState } from '../access/visibility.js';
 import { ENTRY_ACTIONS } from './actions.js';
+import { fieldMask, hasFieldPermissions } from '../access/field-permissions.js';
 import { defineEngineTable } from '../declare/engine-table.js';
 import { field } from '../declare/fields.js';
 import { INT_MAX } from '../fields/values.js';
@@ -44,6 +45,26 @@ function visibleEntries(resources: readonly Resource[], user: Principal, e: stri
   return each.length ? joinFragments(each, 'or') : FALSE;
 }
 
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * An entry's `changes` (row `e`) without the recorded columns `user`'s field permissions hide
+ * (access/field-permissions.ts); undefined where they hide none. Built once per set of masks.
+ */
+function maskedChanges(guarded: readonly Resource[]): (user: Principal, e: string) => string | undefined {
+  const built = new Map<string, string | undefined>();
+  return (user, e) => {
+    const masks = guarded.map((r) => ({ r, mask: fieldMask(r, user) })).filter(({ mask }) => mask.hidden.size > 0);
+    const key = `${e}|${masks.map(({ r, mask }) => `${r.key}:${mask.key}`).join(';')}`;
+    if (built.has(key)) return built.get(key);
+    const columns = (r: Resource, hidden: ReadonlySet<string>) => r.fields.filter((f) => hidden.has(f.name) && f.column).map((f) => literal(f.column!));
+    const cases = masks.map(({ r, mask }) => `when ${literal(r.key)} then ${e}.changes - array[${columns(r, mask.hidden).join(', ')}]::text[]`);
+    const json = cases.length ? `case ${e}.resource ${cases.join(' ')} else ${e}.changes end` : undefined;
+    built.set(key, json);
+    return json;
+  };
+}
+
 /** The audit trail of the `resources`' writes. */
 export const auditEntries = (resources: readonly Resource[]) =>
   defineEngineTable({
@@ -78,4 +99,5 @@ export const auditEntries = (resources: readonly Resource[]) =>
     ordering: ['-id'],
     page: { size: 100, max: 1000 },
     visible: (user, alias) => visibleEntries(resources, user, alias),
+    servedAs: { changes: maskedChanges(resources.filter(hasFieldPermissions)) },
   });

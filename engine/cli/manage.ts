@@ -15,6 +15,7 @@ import { createUser, userExists } from '../auth/users.js';
 import { createToken } from '../auth/tokens.js';
 import { loadRegistry, type Registry } from '../registry/registry.js';
 import { StartupError } from '../startup-error.js';
+import { rotateFieldKeys, setUpFieldKeys } from '../storage/field-keys.js';
 import { seed, seedOptions } from './seed.js';
 import { makemigrations } from './makemigrations.js';
 import { runJobNow } from './run-job.js';
@@ -33,6 +34,7 @@ function commandList(registry: Registry): string {
     ['createtoken --username U [--name N]', 'print a new API token of the user, alone on stdout'],
     [`seed${seeds}`, 'fill every resource with demo data through the API validation (needs a superuser)'],
     ['prune-history', 'purge trash entries older than TRASH_RETENTION_DAYS (30) and audit entries older than AUDIT_RETENTION_DAYS (unset: kept)'],
+    ['rotate-field-key', 're-encrypt every encrypted value with FIELD_ENCRYPTION_KEY (the old key in FIELD_ENCRYPTION_PREVIOUS_KEYS)'],
     ['makemigrations [name] [--check] [--allow-drop]', 'write the migration the declarations need; --check: exit 1 if one is needed (no database)'],
     ['run-job NAME', 'run one scheduled job now (the names are listed at /api/jobs)'],
     ['sweep-files [--grace-minutes M]', 'remove stored file bytes no committed row names, and uploads cut off more than M minutes ago (default 60)'],
@@ -97,6 +99,8 @@ async function main(argv: string[], registry: Registry): Promise<number> {
     },
   }) as { values: Record<string, string | undefined> };
   const config = unbounded(readDatabaseConfig());
+  // the commands that write encrypted values need the key; the others run without one
+  const useKeys = () => setUpFieldKeys(config, registry.resources, (message) => process.stderr.write(`${message}\n`));
   let db: Knex | undefined;
   const open = async () => (db = await openDatabase(config));
   try {
@@ -137,6 +141,7 @@ async function main(argv: string[], registry: Registry): Promise<number> {
           if (!/^\d+$/.test(raw)) throw new UsageError(`--${option} takes a whole number (0 or more), not "${raw}".`);
           counts.set(option, Number(raw));
         }
+        useKeys();
         const conn = await open();
         await migrateLatest(conn);
         await seed(conn, registry, counts);
@@ -158,6 +163,13 @@ async function main(argv: string[], registry: Registry): Promise<number> {
         await migrateLatest(conn);
         const done = await sweepFiles(conn, openBlobStore({ ...DEFAULT_FILES, ...readFileSettings() }, config.dataDir), registry.resources, Number(grace) * 60_000);
         process.stdout.write(`Removed ${done.blobsRemoved} unreferenced files and ${done.tempsRemoved} cut-off uploads; dropped ${done.versionsDropped} versions of deleted records.\n`);
+        return 0;
+      }
+      case 'rotate-field-key': {
+        useKeys();
+        const conn = await open();
+        await migrateLatest(conn);
+        process.stdout.write(`Re-encrypted ${await rotateFieldKeys(conn, registry.resources)} values with the current key.\n`);
         return 0;
       }
       default:

@@ -3,6 +3,7 @@
  * SQL pieces, with every bad parameter reported at once. No database access here.
  */
 import { emptyMap, ValidationError, type FieldErrors } from '../errors.js';
+import type { FieldMask } from '../access/field-permissions.js';
 import type { Resource } from '../registry/resource.js';
 import { col, containsPattern, frag, joinFragments, type Fragment } from '../storage/sql.js';
 import { ROW } from '../storage/serialise.js';
@@ -32,10 +33,6 @@ export function orderableColumns(resource: Resource): Map<string, OrderColumn> {
   return m;
 }
 
-export function searchColumns(resource: Resource): string[] {
-  return resource.fields.filter((f) => f.spec.search && f.column).map((f) => col(ROW, f.column!));
-}
-
 /** Each word costs a scan of every search column, so a search is bounded: a long one could hold a connection for minutes. */
 export const SEARCH_LIMITS = { words: 10, wordLength: 100 } as const;
 
@@ -49,12 +46,12 @@ function searchCondition(columns: string[], text: string, errors: FieldErrors): 
   return words.map((word) => joinFragments(columns.map((c) => frag(`${c} ilike ?`, [containsPattern(word)])), 'or'));
 }
 
-/** The terms of `spec`, then id; undefined when a name is not orderable. */
-function parseOrdering(spec: string, columns: Map<string, OrderColumn>, errors: FieldErrors): OrderTerm[] | undefined {
+/** The terms of `spec`, then id; undefined when a name is not orderable (or hidden from the caller). */
+function parseOrdering(spec: string, columns: Map<string, OrderColumn>, hidden: ReadonlySet<string>, errors: FieldErrors): OrderTerm[] | undefined {
   const terms: OrderTerm[] = [];
   for (const raw of [...spec.split(','), 'id'].map((s) => s.trim()).filter(Boolean)) {
     const name = raw.replace(/^-/, '');
-    const column = columns.get(name);
+    const column = hidden.has(name) ? undefined : columns.get(name);
     if (!column) (errors.ordering ??= []).push(`Cannot order by "${name}".`);
     // a column named again, or any after the unique id, cannot change the order
     else if (!errors.ordering && !terms.some((t) => t.name === name || t.name === 'id')) terms.push({ name, column, descending: raw.startsWith('-') });
@@ -82,21 +79,29 @@ function pageOf(resource: Resource, paging: Paging, errors: FieldErrors): Paging
   return { ...paging, limit };
 }
 
+/** The filters `mask` leaves the caller; a parameter of another answers 400 under its name, as a value would tell about the field. */
+function permittedFilters(filters: readonly Filter[], mask: FieldMask, query: Record<string, string>, errors: FieldErrors): readonly Filter[] {
+  if (mask.hidden.size === 0) return filters;
+  for (const f of filters) if (mask.hidden.has(f.on.key) && query[f.param] !== undefined) errors[f.param] = [`You do not have permission to filter by "${f.on.key}".`];
+  return filters.filter((f) => !mask.hidden.has(f.on.key));
+}
+
+/** `mask`: what the caller's field permissions withhold (access/field-permissions.ts). */
 export function planList(
   resource: Resource,
   filters: readonly Filter[],
   orderable: Map<string, OrderColumn>,
-  search: string[],
+  mask: FieldMask,
   query: Record<string, string>,
   shapes: RecordShapes,
 ): ListPlan {
   const errors: FieldErrors = emptyMap();
   query = withoutNul(query, filters, errors);
-  const where = filterConditions(filters, query, errors);
-  if (query.search !== undefined && search.length > 0) where.push(...searchCondition(search, query.search, errors));
-  const ordering = parseOrdering(query.ordering ?? resource.ordering.join(','), orderable, errors);
+  const where = filterConditions(permittedFilters(filters, mask, query, errors), query, errors);
+  if (query.search !== undefined && mask.search.length > 0) where.push(...searchCondition(mask.search, query.search, errors));
+  const ordering = parseOrdering(query.ordering ?? resource.ordering.filter((o) => !mask.hidden.has(o.replace(/^-/, ''))).join(','), orderable, mask.hidden, errors);
   const paging = pageOf(resource, parsePaging(query, ordering, errors), errors);
-  const shape = shapes.parse(query, errors);
+  const shape = shapes.parse(query, errors, mask);
   if (Object.keys(errors).length) throw new ValidationError(errors);
   return { where, ordering: ordering!, shape, ...paging };
 }

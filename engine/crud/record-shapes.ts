@@ -8,9 +8,10 @@
  */
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
+import { fieldMask, type FieldMask } from '../access/field-permissions.js';
 import { emptyMap, ValidationError, type FieldErrors } from '../errors.js';
 import type { ForeignKeyRef, ManyToManyRef, Resource } from '../registry/resource.js';
-import { joinSelectParts, ROW, selectParts, type SelectPart } from '../storage/serialise.js';
+import { ROW, selectParts, type SelectPart } from '../storage/serialise.js';
 import { col, frag, q, type Fragment } from '../storage/sql.js';
 
 /** Combinations kept per resource; the names come from requests, so the oldest goes beyond this. */
@@ -48,16 +49,17 @@ function related(target: Resource, list: string, match: string, fallback: string
   return frag(`coalesce((select row_to_json(x) from (select ${list} from ${q(target.table)} ${TARGET} where ${where}) x), to_json(${fallback}))`, visible?.bindings);
 }
 
+/** The related records are served as their own lists serve them to `user`: without what their field permissions hide. */
 function expansion(relation: Relation): (user: Principal) => Fragment {
-  const list = joinSelectParts(selectParts(relation.target, undefined, TARGET));
+  const listFor = (user: Principal) => fieldMask(relation.target, user).list(TARGET);
   if (relation.kind === 'fk') {
     const key = col(ROW, relation.column);
-    return (user) => related(relation.target, list, `${TARGET}.id = ${key}`, key, user);
+    return (user) => related(relation.target, listFor(user), `${TARGET}.id = ${key}`, key, user);
   }
   const { table, sourceColumn, targetColumn } = relation.spec;
   const id = col(LINK, targetColumn);
   return (user) => {
-    const one = related(relation.target, list, `${TARGET}.id = ${id}`, id, user);
+    const one = related(relation.target, listFor(user), `${TARGET}.id = ${id}`, id, user);
     return frag(`coalesce((select json_agg(${one.sql} order by ${id}) from ${q(table)} ${LINK} where ${col(LINK, sourceColumn)} = ${ROW}.id), '[]'::json)`, one.bindings);
   };
 }
@@ -66,9 +68,12 @@ export class RecordShapes {
   private readonly parts: SelectPart[];
   private readonly relations: Map<string, Relation>;
   private readonly compiled = new Map<string, Shape>();
+  /** Fields an engine table serves as the caller's permissions have them (declare/engine-table.ts `servedAs`). */
+  private readonly servedAs: Readonly<Record<string, ((user: Principal, alias: string) => string | undefined) | undefined>>;
 
   constructor(private readonly resource: Resource) {
     this.parts = selectParts(resource);
+    this.servedAs = resource.engineTable?.servedAs ?? {};
     this.relations = new Map<string, Relation>([...resource.foreignKeys, ...resource.manyToMany].map((r) => [r.name, r]));
   }
 
@@ -84,25 +89,26 @@ export class RecordShapes {
 
   /**
    * The shape `query` asks for, each unknown name added to `errors` under its parameter; undefined
-   * for the whole record, which keeps the resource's own select list.
+   * for the whole record, which keeps the resource's own select list. What `mask` hides is unknown.
    */
-  parse(query: Record<string, string>, errors: FieldErrors): Shape | undefined {
+  parse(query: Record<string, string>, errors: FieldErrors, mask: FieldMask): Shape | undefined {
     const fields = namesOf(query.fields);
     const expand = namesOf(query.expand);
-    if (!fields && !expand) return undefined;
-    const known = new Set(this.fieldNames);
+    if (!fields && !expand && mask.hidden.size === 0 && Object.keys(this.servedAs).length === 0) return undefined;
+    const known = new Set(this.fieldNames.filter((name) => !mask.hidden.has(name)));
+    const expandable = (name: string) => this.relations.has(name) && !mask.hidden.has(name);
     for (const name of fields ?? []) if (!known.has(name)) (errors.fields ??= []).push(`Unknown field "${name}".`);
-    for (const name of expand ?? []) if (!this.relations.has(name)) (errors.expand ??= []).push(`Cannot expand "${name}".`);
+    for (const name of expand ?? []) if (!expandable(name)) (errors.expand ??= []).push(`Cannot expand "${name}".`);
     const kept = new Set(fields ?? known);
     // a relation left out by `fields` has nothing to expand
-    const expanded = new Set((expand ?? []).filter((name) => kept.has(name) && this.relations.has(name)));
+    const expanded = new Set((expand ?? []).filter((name) => kept.has(name) && expandable(name)));
     return this.shape([...kept].filter((name) => known.has(name)).sort(), [...expanded].sort());
   }
 
   /** The select list `query` asks for (undefined: the resource's own); unknown names answer 400. */
   selectListOf(query: Record<string, string>, user: Principal): Fragment | undefined {
     const errors: FieldErrors = emptyMap();
-    const shape = this.parse(query, errors);
+    const shape = this.parse(query, errors, fieldMask(this.resource, user));
     if (Object.keys(errors).length) throw new ValidationError(errors);
     return shape && selectList(shape, user);
   }
@@ -113,12 +119,18 @@ export class RecordShapes {
     return { name: plain.name, expand: (user) => (mayView(user, relation.target) ? expand(user) : frag(plain.sql)) };
   }
 
+  /** `plain`, or for a field served as the caller's permissions have it, its expression for each caller. */
+  private perCaller(plain: SelectPart): Part {
+    const served = this.servedAs[plain.name];
+    return served ? { name: plain.name, expand: (user) => frag(served(user, ROW) ?? plain.sql) } : plain;
+  }
+
   /** The parts of one combination (names sorted, so one combination is one entry), compiled once. */
   private shape(kept: string[], expanded: string[]): Shape {
     const key = `${kept.join(',')}|${expanded.join(',')}`;
     let parts = this.compiled.get(key);
     if (parts) return parts;
-    parts = this.parts.filter((p) => kept.includes(p.name)).map((p) => (expanded.includes(p.name) ? this.expanded(p) : p));
+    parts = this.parts.filter((p) => kept.includes(p.name)).map((p) => (expanded.includes(p.name) ? this.expanded(p) : this.perCaller(p)));
     if (this.compiled.size >= MAX_SHAPES) this.compiled.delete(this.compiled.keys().next().value!);
     this.compiled.set(key, parts);
     return parts;

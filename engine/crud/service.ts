@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Ajv } from 'ajv';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
+import { fieldMask, refuseUnwritable, unmaskedPrecondition } from '../access/field-permissions.js';
 import { resourceView, type ResourceView } from '../describe/view.js';
 import { setActor } from '../audit/actor.js';
 import { checkPrivileges, guardsRights, type PrivilegeCheck } from '../access/privileges.js';
@@ -24,7 +25,7 @@ import { holds, type Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { textPieces } from '../storage/text-pieces.js';
-import { normaliseBody, type Validated, type Values } from './body.js';
+import { isObject, normaliseBody, type Validated, type Values } from './body.js';
 import { updateAll } from './batch-update.js';
 import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
@@ -32,7 +33,7 @@ import { WriteHooks, type Write } from './hooks.js';
 import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';
 import type { OrderColumn } from './keyset.js';
 import { listQuery, type ListHead, type PageLinks } from './list-page.js';
-import { orderableColumns, planList, searchColumns } from './list-plan.js';
+import { orderableColumns, planList } from './list-plan.js';
 import { RecordShapes, selectList } from './record-shapes.js';
 import { insertRecord, updateRecord, type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
@@ -64,7 +65,6 @@ const throwNotFound = (): never => {
 export class ResourceService {
   readonly filters: readonly Filter[];
   readonly orderable: Map<string, OrderColumn>;
-  readonly search: string[];
   private readonly validators: ResourceValidators;
   /** Password fields: changing one ends the user's other sessions. */
   private readonly credentials: string[];
@@ -94,7 +94,6 @@ export class ResourceService {
     this.reads = listing.reads ?? new ReadRouting(pool);
     this.filters = filtersOf(resource);
     this.orderable = orderableColumns(resource);
-    this.search = searchColumns(resource);
     this.validators = compileValidators(ajv, resource);
     this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
     this.statements = new StatementWrites(resource, registry.resources, listing.checksOnly);
@@ -134,7 +133,7 @@ export class ResourceService {
    * the links are known once the first record has been read.
    */
   async list(user: Principal, query: Record<string, string>): Promise<ListAnswer> {
-    const plan = planList(this.resource, this.filters, this.orderable, this.search, query, this.shapes);
+    const plan = planList(this.resource, this.filters, this.orderable, fieldMask(this.resource, user), query, this.shapes);
     const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows, plan.shape && selectList(plan.shape, user));
     let head: ListHead = { edge: [], total: undefined };
     const records = this.reads.stream((db) => textPieces(db, page.records, (columns) => (head = page.head(columns))));
@@ -168,6 +167,13 @@ export class ResourceService {
     await refuseUnchangeable(trx, this.resource, user, [id]);
     if (precondition && !holds(precondition, (await this.fetchJson(trx, id))!)) throw preconditionFailed();
     return row;
+  }
+
+  /** `json`, a record just written, as `user` reads it: read again without what their field permissions hide. */
+  private async asServed(user: Principal, json: string): Promise<string> {
+    const mask = fieldMask(this.resource, user);
+    if (mask.hidden.size === 0) return json;
+    return (await this.fetchJson(this.db, (JSON.parse(json) as Row).id as number, [], frag(mask.list())))!;
   }
 
   /** Shape errors are collected, not thrown: the database checks add theirs, then all are reported at once. */
@@ -260,18 +266,22 @@ export class ResourceService {
    */
   async create(user: Principal, body: unknown): Promise<string> {
     const input = this.validate(body, 'create');
-    if (this.statements.path === 'checks') return this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!);
+    await refuseUnwritable(this.resource, user, input.values);
+    if (this.statements.path === 'checks') return this.asServed(user, await this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!));
     const { privileges, grants } = this.guarded(user);
-    if (!privileges && !grants && !this.scoped && !this.hooked) return this.statements.create(this.db, user, input);
-    return this.transaction(async (trx) => {
-      if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, undefined);
-      const hooks = await this.hooksBefore(trx, user, input, 'create');
-      if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, undefined, input.values);
-      const json = await this.statements.create(trx, user, input);
-      const id = (JSON.parse(json) as Row).id as number;
-      if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, true);
-      return this.hooksAfter(trx, hooks, id, json);
-    });
+    if (!privileges && !grants && !this.scoped && !this.hooked) return this.asServed(user, await this.statements.create(this.db, user, input));
+    return this.asServed(
+      user,
+      await this.transaction(async (trx) => {
+        if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, undefined);
+        const hooks = await this.hooksBefore(trx, user, input, 'create');
+        if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, undefined, input.values);
+        const json = await this.statements.create(trx, user, input);
+        const id = (JSON.parse(json) as Row).id as number;
+        if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, true);
+        return this.hooksAfter(trx, hooks, id, json);
+      }),
+    );
   }
 
   /** A hooked write's hooks, validate and beforeWrite run on every error a dry run of the statement finds (404, 403, 412 answered before). */
@@ -298,30 +308,43 @@ export class ResourceService {
    */
   async update(user: Principal, id: number, body: unknown, partial: boolean, precondition?: Precondition): Promise<string> {
     const mode = partial ? 'patch' : 'create';
+    // field permissions are checked on every path before anything is written: a body that is no
+    // object is refused by validate (the check path's after 404 and 403), so only an object's values are looked at
+    const checked = isObject(body) ? this.validate(body, mode) : undefined;
+    if (checked) await refuseUnwritable(this.resource, user, checked.values, () => this.retrieve(user, id));
+    precondition = await unmaskedPrecondition(this.db, this.resource, user, id, precondition);
     if (this.statements.path === 'checks') {
-      return this.transaction(async (trx) => {
-        const existing = await this.lockForChange(trx, user, id, precondition);
-        return (await this.fetchJson(trx, await this.write(user, this.validate(body, mode), existing, trx, partial ? 'update' : 'replace')))!;
-      });
+      return this.asServed(
+        user,
+        await this.transaction(async (trx) => {
+          const existing = await this.lockForChange(trx, user, id, precondition);
+          return (await this.fetchJson(trx, await this.write(user, checked ?? this.validate(body, mode), existing, trx, partial ? 'update' : 'replace')))!;
+        }),
+      );
     }
     const { privileges, grants } = this.guarded(user);
-    const input = this.validate(body, mode);
+    const input = checked ?? this.validate(body, mode);
     const credentials = this.credentials.some((name) => name in input.values);
-    if (!privileges && !grants && !credentials && !this.scoped && !this.hooked) return this.statements.update(this.db, user, id, input, precondition);
-    return this.transaction(async (trx) => {
-      const existing = privileges || this.hooked ? await this.statements.lockServed(trx, user, id, precondition) : undefined;
-      if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, existing);
-      const hooks = await this.hooksBefore(trx, user, input, partial ? 'update' : 'replace', existing);
-      if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, id, input.values);
-      const json = await this.statements.update(trx, user, id, input, precondition);
-      if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, false);
-      if (credentials) await endSessions(trx, id, user.sessionId);
-      return this.hooksAfter(trx, hooks, id, json);
-    });
+    if (!privileges && !grants && !credentials && !this.scoped && !this.hooked) return this.asServed(user, await this.statements.update(this.db, user, id, input, precondition));
+    return this.asServed(
+      user,
+      await this.transaction(async (trx) => {
+        const existing = privileges || this.hooked ? await this.statements.lockServed(trx, user, id, precondition) : undefined;
+        if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, existing);
+        const hooks = await this.hooksBefore(trx, user, input, partial ? 'update' : 'replace', existing);
+        if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, id, input.values);
+        const json = await this.statements.update(trx, user, id, input, precondition);
+        if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, false);
+        if (credentials) await endSessions(trx, id, user.sessionId);
+        return this.hooksAfter(trx, hooks, id, json);
+      }),
+    );
   }
+
 
   /** One statement, as create; a non-superuser's delete of a record that may hold rights is checked for escalation first. */
   async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
+    precondition = await unmaskedPrecondition(this.db, this.resource, user, id, precondition);
     const label = `${this.resource.name} ${id}`;
     if (this.statements.path === 'checks') return this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id, precondition)]), label);
     const { privileges } = this.guarded(user);

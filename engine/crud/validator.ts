@@ -5,6 +5,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { validAhv, validIban } from '../fields/identifiers.js';
 import type { FieldSpec } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 import { emptyMap, FIELD_MESSAGES } from '../errors.js';
@@ -46,6 +47,8 @@ export function createAjv(): Ajv {
   addFormats(ajv, ['date', 'date-time', 'email', 'uri', 'uuid']);
   ajv.addFormat('time-of-day', /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?$/);
   ajv.addFormat('decimal', true);
+  ajv.addFormat('ahv-number', validAhv);
+  ajv.addFormat('iban', validIban);
   ajv.addKeyword({
     keyword: 'x-decimal',
     type: 'string',

@@ -54,6 +54,11 @@ export interface EngineTableDeclaration<F extends Record<string, FieldSpec> = Re
    * records you may view, in every state recorded"); it replaces `access`. Superusers see all.
    */
   readonly visible?: (user: Principal, alias: string) => Fragment | null;
+  /**
+   * Fields whose value depends on the caller, as an expression over the row at `alias` (undefined:
+   * the stored value): the audit trail's `changes` without what the caller's field permissions hide.
+   */
+  readonly servedAs?: { readonly [N in keyof F]?: (user: Principal, alias: string) => string | undefined };
   /** Absent: read-only (writes answer 405, and only `view` is a permission). */
   readonly writes?: EngineTableWrites;
   /** Name of its OpenAPI schema when not the one its path gives (`AuditEntry`). */

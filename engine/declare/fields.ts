@@ -43,6 +43,13 @@ interface FieldCommon<L extends Lookup = never> {
   orderable?: boolean;
   /** A database unique constraint; a duplicate answers 400 under the field. */
   unique?: boolean;
+  /**
+   * Field-level permissions (`app.codename`, declared by some resource's `extraPermissions`): a
+   * caller without `read` is served the record without the field and cannot filter, order or search
+   * by it; a caller without `write` cannot set it (403 naming it). See access/field-permissions.ts.
+   */
+  read?: string;
+  write?: string;
 }
 
 export interface StringField extends FieldCommon<TextLookup> {
@@ -170,6 +177,14 @@ export interface AttachmentsField extends FieldCommon {
   type: 'attachments';
   readOnly: true;
 }
+/** A Swiss social security number (AHV number), stored as `756.XXXX.XXXX.XX`, encrypted at rest. */
+export interface AhvField extends FieldCommon {
+  type: 'ahv';
+}
+/** An IBAN, stored without spaces in capitals, encrypted at rest. */
+export interface IbanField extends FieldCommon {
+  type: 'iban';
+}
 
 export type FieldSpec =
   | StringField
@@ -189,7 +204,9 @@ export type FieldSpec =
   | PasswordField
   | PermissionListField
   | FileField
-  | AttachmentsField;
+  | AttachmentsField
+  | AhvField
+  | IbanField;
 
 export type FieldType = FieldSpec['type'];
 
@@ -217,4 +234,6 @@ export const field = {
   password: (o: Options<PasswordField>): PasswordField => ({ type: 'password', ...o }),
   permissions: (o: Options<PermissionListField>): PermissionListField => ({ type: 'permissions', ...o }),
   file: (o: Omit<Options<FileField>, 'readOnly'>): FileField => ({ type: 'file', readOnly: true, ...o }),
+  ahv: (o: Options<AhvField>): AhvField => ({ type: 'ahv', ...o }),
+  iban: (o: Options<IbanField>): IbanField => ({ type: 'iban', ...o }),
 };

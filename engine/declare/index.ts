@@ -1,8 +1,10 @@
 /** What a resource file imports: the declaration helpers, the field presets and their types. */
 export { field } from './fields.js';
 export type { FieldSpec, FieldType, Lookup, ValueLabel } from './fields.js';
-export { archivedField, catalogueFields, descriptionField, positionField, titleField, trafficLightField, visibilityField } from './presets.js';
+export { archivedField, catalogueFields, descriptionField, guardedFields, positionField, titleField, trafficLightField, visibilityField } from './presets.js';
+export type { FieldPermissions } from './presets.js';
 export { fk, m2m } from './relations.js';
+export { COUNTRY_CODES } from './countries.js';
 export type { RelationSpec, ForeignKey, ManyToMany, DeleteRule } from './relations.js';
 export { defineResource } from './resource.js';
 export type { ResourceDeclaration, AccessRule, ObjectAccess, RecordRule } from './resource.js';

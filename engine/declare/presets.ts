@@ -3,7 +3,7 @@
  * description). Each returns the spec the `field` helper would, so the declared schema is the same
  * either way; a resource needing another shape writes the `field` call itself.
  */
-import { field, type BooleanField, type EnumField, type IntegerField, type StringField, type TextField } from './fields.js';
+import { field, type BooleanField, type EnumField, type FieldSpec, type IntegerField, type StringField, type TextField } from './fields.js';
 
 /** The name a record is listed, searched and filtered by: required, at most 255 characters. */
 export const titleField = (description: string): StringField =>
@@ -38,3 +38,16 @@ export const catalogueFields = (descriptions: { title: string; description: stri
   description: descriptionField(descriptions.description),
   archived: archivedField(descriptions.archived),
 });
+
+/** The `read` and `write` permissions of a group of fields (declare/fields.ts). */
+export interface FieldPermissions {
+  read: string;
+  write: string;
+}
+
+/**
+ * A group of fields behind the same permissions, e.g. an employee's private data:
+ * `...guardedFields({ read: 'organisation.view_private_data', write: 'organisation.change_private_data' }, { birth_date: field.date(…) })`.
+ */
+export const guardedFields = <const F extends Record<string, FieldSpec>>(permissions: FieldPermissions, fields: F): F =>
+  Object.fromEntries(Object.entries(fields).map(([name, spec]) => [name, { ...spec, ...permissions }])) as F;

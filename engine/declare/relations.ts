@@ -23,6 +23,9 @@ interface ForeignKeyCommon {
   tree?: boolean;
   /** The user the record is assigned to: the admin app's dashboard lists the signed-in user's records by it. */
   assignee?: boolean;
+  /** Field-level permissions, as a field's (declare/fields.ts). */
+  read?: string;
+  write?: string;
 }
 /** A required key cannot be set to null, so deleting its target cannot `set null`. */
 export type ForeignKey = ForeignKeyCommon &
@@ -56,6 +59,9 @@ export interface ManyToMany {
    * each added or removed record holds may change the links (see engine/access/privileges.ts).
    */
   privileged?: boolean;
+  /** Field-level permissions, as a field's (declare/fields.ts). */
+  read?: string;
+  write?: string;
 }
 
 /**

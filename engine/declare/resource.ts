@@ -80,6 +80,12 @@ export interface ResourceDeclaration<
   readonly description: string;
   /** Permission app label and model name when they differ from module and name. */
   readonly permission?: { readonly app?: string; readonly model?: string };
+  /**
+   * Permissions beyond the four model ones, codename → what it allows (`view_private_data`); named
+   * `<app>.<codename>`, grantable to groups, and the only names besides those that fields' `read`
+   * and `write` may use.
+   */
+  readonly extraPermissions?: Readonly<Record<string, string>>;
   readonly fields: F;
   readonly relations?: R & { readonly [K in keyof F]?: never };
   /** Default list order (`['-created']`); ties are always broken by id. */

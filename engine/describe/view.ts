@@ -5,6 +5,7 @@
  * once, and each rendering picks it up from the same place.
  */
 import type { FieldSpec, ValueLabel } from '../declare/index.js';
+import type { FieldMask } from '../access/field-permissions.js';
 import type { Filter } from '../crud/filters.js';
 import type { OrderColumn } from '../crud/keyset.js';
 import type { Field, ForeignKeyRef, ManyToManyRef, Resource } from '../registry/resource.js';
@@ -30,6 +31,8 @@ interface ViewEntryBase {
   readable: boolean;
   /** Accepted in bodies (false for read-only and derived fields, read-only relations). */
   writable: boolean;
+  /** The permissions a caller needs to be served it (`read`) and to set it (`write`), where declared. */
+  permission?: { read?: string; write?: string };
 }
 
 export interface ViewField extends ViewEntryBase {
@@ -107,7 +110,8 @@ function entriesOf(resource: Resource): ViewEntry[] {
       const { nullable, readable, writable } = f;
       const label = declared ?? inWords(f.name);
       const texts = { label, labels: textsOf(label, labelDe), choices: choicesOf(f.spec) };
-      return { kind: 'field', name: f.name, ...texts, description, writeName: f.name, required: f.spec.required ?? false, nullable, readable, writable, field: f, spec: f.spec, details };
+      const entry: ViewField = { kind: 'field', name: f.name, ...texts, description, writeName: f.name, required: f.spec.required ?? false, nullable, readable, writable, field: f, spec: f.spec, details };
+      return withPermission(entry, f.spec);
     });
   const relation = (r: ForeignKeyRef | ManyToManyRef) => ({
     name: r.name,
@@ -119,9 +123,15 @@ function entriesOf(resource: Resource): ViewEntry[] {
     writable: !r.spec.readOnly,
     target: r.target,
   });
-  for (const r of resource.foreignKeys) entries.push({ ...relation(r), kind: 'fk', relation: r, required: r.required, nullable: !r.required });
-  for (const r of resource.manyToMany) entries.push({ ...relation(r), kind: 'm2m', relation: r, required: false, nullable: false });
+  for (const r of resource.foreignKeys) entries.push(withPermission({ ...relation(r), kind: 'fk', relation: r, required: r.required, nullable: !r.required }, r.spec));
+  for (const r of resource.manyToMany) entries.push(withPermission({ ...relation(r), kind: 'm2m', relation: r, required: false, nullable: false }, r.spec));
   return entries;
+}
+
+/** `entry` with the declared `read` and `write` permissions, where there are any. */
+function withPermission<E extends ViewEntry>(entry: E, spec: { read?: string; write?: string }): E {
+  if (spec.read === undefined && spec.write === undefined) return entry;
+  return { ...entry, permission: { ...(spec.read && { read: spec.read }), ...(spec.write && { write: spec.write }) } };
 }
 
 function recordLabelOf(resource: Resource): string | null {
@@ -159,4 +169,28 @@ export function resourceView(resource: Resource, filters: readonly Filter[], ord
     filters,
     orderable: [...orderable.keys()],
   };
+}
+
+const maskedViews = new WeakMap<FieldMask, ResourceView>();
+
+/**
+ * `view` as a caller with `mask` (access/field-permissions.ts) sees it: what the mask hides left out
+ * everywhere, what it may not set not writable. Built once per mask.
+ */
+export function viewFor(view: ResourceView, mask: FieldMask): ResourceView {
+  if (mask.hidden.size === 0 && mask.unwritable.size === 0) return view;
+  let masked = maskedViews.get(mask);
+  if (!masked) {
+    const shown = (name: string) => !mask.hidden.has(name);
+    masked = {
+      ...view,
+      entries: view.entries.filter((e) => shown(e.name)).map((e) => (mask.unwritable.has(e.writeName) ? { ...e, writable: false } : e)),
+      listColumns: view.listColumns.filter(shown),
+      search: view.search.filter((e) => shown(e.name)),
+      filters: view.filters.filter((f) => shown(f.on.key)),
+      orderable: view.orderable.filter(shown),
+    };
+    maskedViews.set(mask, masked);
+  }
+  return masked;
 }

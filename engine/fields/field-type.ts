@@ -83,4 +83,6 @@ export interface FieldType<S extends FieldSpec = FieldSpec> {
   readonly filteredByDefault: boolean;
   /** Orderable when the declaration does not say. */
   readonly orderable: boolean;
+  /** Stored encrypted (storage/field-encryption.ts): the service needs FIELD_ENCRYPTION_KEY. */
+  readonly encrypted?: boolean;
 }

@@ -7,6 +7,7 @@ import type { FieldType } from './field-type.js';
 import { booleanType, enumType, stateType } from './choices.js';
 import { decimalType, integerType } from './numbers.js';
 import { colorType, emailType, passwordType, stringType, textType, urlType } from './strings.js';
+import { ahvType, ibanType } from './identifiers.js';
 import { jsonType, permissionsType } from './structured.js';
 import { attachmentsType, fileType } from './files.js';
 import { dateTimeType, dateType, timeType } from './temporal.js';
@@ -32,6 +33,8 @@ const TYPES: Types = {
   permissions: permissionsType,
   file: fileType,
   attachments: attachmentsType,
+  ahv: ahvType,
+  iban: ibanType,
 };
 
 /** The type object of a declared field. */

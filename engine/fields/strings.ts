@@ -8,7 +8,7 @@ const suffix = () => randomBytes(4).toString('hex');
 const words = (name: string) => name.replace(/_/g, ' ');
 
 /** What every type served as a string shares: substring search by default, compared as text. */
-const textual = {
+export const textual = {
   lookups: ['exact', 'icontains', 'in', 'isnull'],
   defaultLookups: whenFiltered(['icontains']),
   filterValue: (_spec: unknown, raw: string) => ok(raw),

@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { createAjv } from '../crud/validator.js';
 import { ResourceService } from '../crud/service.js';
 import type { Logger } from '../log.js';
+import { revealEncrypted } from './reveal-encrypted.js';
 import type { Registry } from '../registry/registry.js';
 import type { Resource } from '../registry/resource.js';
 import { PrincipalCache } from '../auth/principal-cache.js';
@@ -137,6 +138,7 @@ export function createApp({
   koa.use(renderErrors);
   // set before the rest runs, so errors rendered above keep them
   koa.use(securityHeaders(secureCookies));
+  koa.use(revealEncrypted);
   const cors = crossOrigin(corsOrigins);
   if (cors) koa.use(cors);
   koa.use(redirectDeprecated(registry.redirects));

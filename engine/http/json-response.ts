@@ -6,6 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
+import { revealValues } from '../storage/field-encryption.js';
 
 /** A list of up to this many bytes is read whole and sent with a Content-Length. */
 const READ_AHEAD_BYTES = 8 * 1024 * 1024;
@@ -82,7 +83,7 @@ async function readAhead(iterator: AsyncIterator<string, void>): Promise<Head> {
       const next = late ? await Promise.race([pending, late]) : await pending;
       if (next === LATE) return { texts, done: false, pending };
       if (next.done) return { texts, done: true };
-      texts.push(next.value);
+      texts.push(revealValues(next.value));
       size += next.value.length;
       late ??= new Promise((resolve) => (timer = setTimeout(resolve, READ_AHEAD_MS, LATE)));
     }
@@ -96,7 +97,7 @@ async function readAhead(iterator: AsyncIterator<string, void>): Promise<Head> {
 async function* rest(iterator: AsyncIterator<string, void>, { texts, pending }: Head): AsyncGenerator<Buffer> {
   try {
     yield encoded('[', texts); // at least the first piece: a list streams only after it
-    for (let next = await (pending ?? iterator.next()); !next.done; next = await iterator.next()) yield encoded(',', [next.value]);
+    for (let next = await (pending ?? iterator.next()); !next.done; next = await iterator.next()) yield encoded(',', [revealValues(next.value)]);
     yield Buffer.from(']');
   } finally {
     // the client went away, or the body ended: either way the statement and its connection are let go

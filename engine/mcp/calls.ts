@@ -12,6 +12,9 @@ import { ApiError, emptyMap, permissionDenied, ValidationError } from '../errors
 import { mayPerform } from '../http/resource-routes.js';
 import type { Action } from '../registry/resource.js';
 import { describeResource } from './describe.js';
+import { revealValues } from '../storage/field-encryption.js';
+import { viewFor } from '../describe/view.js';
+import { fieldMask } from '../access/field-permissions.js';
 import { MAX_LIST_LIMIT } from './tools.js';
 
 type Args = Record<string, unknown>;
@@ -63,7 +66,8 @@ export class ToolCalls {
 
   private describe(args: Args, user: Principal): string {
     const chosen = args.resource === undefined ? [...this.services.values()] : [this.service(args, user, 'view')];
-    return JSON.stringify(chosen.filter((s) => mayPerform(user, s.resource.permissions.view)).map((s) => describeResource(s.view)));
+    const seen = chosen.filter((s) => mayPerform(user, s.resource.permissions.view));
+    return JSON.stringify(seen.map((s) => describeResource(viewFor(s.view, fieldMask(s.resource, user)))));
   }
 
   private async list(args: Args, user: Principal): Promise<string> {
@@ -89,7 +93,7 @@ export class ToolCalls {
   /** The tool's answer; an API error is the tool's error, anything else is a fault. */
   async call(name: string, args: Args, user: Principal): Promise<CallToolResult> {
     try {
-      return text(await this.run(name, args, user));
+      return text(revealValues(await this.run(name, args, user)));
     } catch (err) {
       if (err instanceof ApiError) return text(JSON.stringify({ status: err.status, error: err.body() }), true);
       throw err;

@@ -65,7 +65,7 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
     const writable = service.resource.actions.includes('add');
     merge(schemas, {
       [names.read]: readSchema(service.view),
-      ...(writable ? { [names.request]: requestSchema(service.resource, 'create'), [names.patched]: requestSchema(service.resource, 'patch') } : {}),
+      ...(writable ? { [names.request]: requestSchema(service.view, 'create'), [names.patched]: requestSchema(service.view, 'patch') } : {}),
     });
     merge(paths, resourcePaths(service, names));
     // the engine's own tables keep no history of their own

@@ -84,6 +84,19 @@ function documented(schema: Schema, f: Field, examples: 'all' | 'typed'): Schema
   return out;
 }
 
+/**
+ * A property behind field permissions: `x-permission` names them, the description says what a caller
+ * without them gets. One document for everyone: such a property is not `required` in the record.
+ */
+function guarded(schema: Schema, permission: { read?: string; write?: string } | undefined): Schema {
+  if (!permission) return schema;
+  const notes = [
+    permission.read && `Served only to holders of \`${permission.read}\` (absent for others, who can neither filter, order nor search by it).`,
+    permission.write && `Set only by holders of \`${permission.write}\` (403 naming it for others).`,
+  ].filter(Boolean);
+  return { ...schema, description: [schema.description, ...notes].join(' '), 'x-permission': permission };
+}
+
 /** What `expand=` serves for a relation: the related record, as its own schema describes it. */
 const expandedShape = (target: Resource) => ref('schemas', schemaNames(target).read);
 
@@ -113,18 +126,20 @@ export function readSchema({ resource, entries }: ResourceView): Schema {
     }
   }
   for (const [name, schema] of Object.entries(recordTail)) if (has(name as RecordColumn)) properties[name] = schema;
+  const masked = new Set(entries.filter((e) => e.permission?.read).map((e) => e.name));
+  for (const e of entries) if (properties[e.name]) properties[e.name] = guarded(properties[e.name]!, e.permission);
   return {
     type: 'object',
     title: resource.title,
     description: resource.description,
     properties,
-    required: Object.keys(properties),
+    required: Object.keys(properties).filter((name) => !masked.has(name)),
     additionalProperties: false,
   };
 }
 
 /** The validator's body schema, documented: examples, defaults, write-only fields marked. */
-export function requestSchema(resource: Resource, mode: 'create' | 'patch'): Schema {
+export function requestSchema({ resource, entries }: ResourceView, mode: 'create' | 'patch'): Schema {
   const use = mode === 'create' ? 'Body of create and replace (PUT)' : 'Body of a partial update (PATCH): only the fields sent change';
   const declared = resource.engineTable?.writes;
   if (declared) return { ...toOpenApi(declared.body(mode)), description: `${use}: ${resource.title}.` };
@@ -141,6 +156,7 @@ export function requestSchema(resource: Resource, mode: 'create' | 'patch'): Sch
   for (const m of resource.manyToMany) {
     if (properties[m.writeName]) properties[m.writeName]!.example = LINKED;
   }
+  for (const e of entries) if (properties[e.writeName]) properties[e.writeName] = guarded(properties[e.writeName]!, e.permission);
   if (body.required.length === 0) delete schema.required;
   schema.description = `${use}: ${resource.title}. Read names are accepted for write names (\`x\` for \`x_id\`) and read-only fields are ignored, so a record read with GET can be sent back.`;
   return schema;

@@ -80,6 +80,7 @@ function compileOne(d: ResourceDeclaration, table?: EngineTableDeclaration): Res
     actions: table && !table.writes ? ['view'] : ACTIONS,
     recordColumns: table ? (table.recordColumns ?? []) : RECORD_COLUMNS,
     engineTable: table,
+    extraPermissions: Object.keys(d.extraPermissions ?? {}).map((codename) => `${app}.${codename}`),
     fields,
     foreignKeys: [],
     manyToMany: [],

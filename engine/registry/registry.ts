@@ -6,6 +6,7 @@ import type { BatchDeclaration, ModuleDeclaration, ResourceDeclaration } from '.
 import { compileBatches, compileDeclarations, compileEngineTables } from './compile.js';
 import { engineTables } from './engine-tables.js';
 import { permissionNamesOf, type Batch, type Resource } from './resource.js';
+import { checkFieldPermissions } from '../access/field-permissions.js';
 
 export interface Declarations {
   resources: ResourceDeclaration[];
@@ -23,7 +24,7 @@ export class Registry {
   /** Deprecated path → the path that replaced it. */
   readonly redirects: readonly (readonly [string, string])[];
   private readonly byKey: ReadonlyMap<string, Resource>;
-  /** Every permission name: one per action each resource and engine table serves. */
+  /** Every permission name: one per action each resource and engine table serves, and the resources' extraPermissions. */
   readonly permissionNames: ReadonlySet<string>;
   /** Module name → its declaration, for the modules that have one. */
   readonly modules: ReadonlyMap<string, ModuleDeclaration>;
@@ -42,6 +43,7 @@ export class Registry {
     }
     this.tables = compileEngineTables(engineTables(this.resources), this.resources);
     this.permissionNames = new Set([...this.resources, ...this.tables].flatMap(permissionNamesOf));
+    checkFieldPermissions(this.resources, this.permissionNames);
   }
 
   get(key: string): Resource {

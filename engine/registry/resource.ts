@@ -62,6 +62,8 @@ export interface Resource {
   recordColumns: readonly RecordColumn[];
   /** Set for a table of the engine's own (declare/engine-table.ts). */
   engineTable: EngineTableDeclaration | undefined;
+  /** The declaration's `extraPermissions` as full names (`organisation.view_private_data`). */
+  extraPermissions: string[];
   fields: Field[];
   foreignKeys: ForeignKeyRef[];
   manyToMany: ManyToManyRef[];
@@ -74,7 +76,7 @@ export interface Resource {
 }
 
 /** The permission names of the actions `resource` serves. */
-export const permissionNamesOf = (resource: Resource): string[] => resource.actions.map((a) => resource.permissions[a]);
+export const permissionNamesOf = (resource: Resource): string[] => [...resource.actions.map((a) => resource.permissions[a]), ...resource.extraPermissions];
 
 export function findField(resource: Resource, name: string): Field | undefined {
   return resource.fields.find((f) => f.name === name);

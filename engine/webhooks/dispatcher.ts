@@ -18,7 +18,9 @@ import { rowsOf } from '../crud/checks.js';
 import { isoTimestamp } from '../fields/values.js';
 import type { Logger } from '../log.js';
 import type { Resource } from '../registry/resource.js';
-import { jsonRows, ROW, selectList } from '../storage/serialise.js';
+import { fieldMask } from '../access/field-permissions.js';
+import { revealValues } from '../storage/field-encryption.js';
+import { jsonRows, ROW } from '../storage/serialise.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { asRecorded } from './deliveries.js';
 import { DELIVERY_TIMEOUT_MS, send } from './send.js';
@@ -45,8 +47,8 @@ interface Claimed {
 /** The data of a delivery of `resource` as `owner` reads it; for a delete only the id (the record is gone: what else it held is no one's now). */
 function asOwnerReads(resource: Resource, owner: Principal, deleted: boolean): Fragment | undefined {
   const seen = asRecorded(resource, owner, 'wd');
-  // the select list of lists and details, so what they leave out for `owner` a delivery leaves out too
-  return seen && frag(jsonRows(deleted ? `${ROW}.id` : selectList(resource), seen.sql), seen.bindings);
+  // the select list of lists and details as `owner` reads them, so what they leave out (field permissions too) a delivery leaves out
+  return seen && frag(jsonRows(deleted ? `${ROW}.id` : fieldMask(resource, owner).list(), seen.sql), seen.bindings);
 }
 
 /** The wait before attempt `attempts + 1`. */
@@ -139,7 +141,7 @@ export class Dispatcher {
   }
 
   private async attempt(d: Claimed, data: unknown): Promise<void> {
-    const body = JSON.stringify({ event: d.event, resource: d.resource, id: d.record_id, data, at: d.at });
+    const body = revealValues(JSON.stringify({ event: d.event, resource: d.resource, id: d.record_id, data, at: d.at }));
     try {
       await send({ url: d.url, secret: d.secret, event: d.event, id: d.uuid, body }, this.settings.allowPrivate);
       await this.db('webhook_deliveries').where({ id: d.id }).update({ status: 'delivered', delivered_at: this.db.fn.now(), next_attempt: null, last_error: null });

@@ -8,6 +8,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 
+/** The field encryption key of the tests' services and processes (one for all: they share databases). */
+export const TEST_FIELD_KEY = 'a1'.repeat(32);
+
 export interface TestDatabase {
   databaseUrl: string | undefined;
   dataDir: string;

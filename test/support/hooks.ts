@@ -4,7 +4,7 @@ import { createLogger } from '../../engine/log.js';
 import { startService, type RunningService } from '../../engine/service.js';
 import { createToken } from '../../engine/auth/tokens.js';
 import { Client } from './client.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
+import { createTestDatabase, TEST_FIELD_KEY, type TestDatabase } from './database.js';
 
 export interface Suite {
   service: RunningService;
@@ -26,6 +26,7 @@ export function testConfig(database: DatabaseConfig, overrides: Partial<ServerCo
   return {
     databaseUrl: database.databaseUrl,
     dataDir: database.dataDir,
+    fieldKeys: { current: TEST_FIELD_KEY, previous: [] },
     host: '127.0.0.1',
     port: 0,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TestDatabase } from './database.js';
+import { TEST_FIELD_KEY, type TestDatabase } from './database.js';
 
 /** The compiled tree: this file runs from `<dist>/test/support/`. */
 export const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -18,7 +18,7 @@ export interface Run {
 
 /** The environment of a process on `db`; `extra` comes last, so it may replace DATABASE_URL too. */
 export function processEnv(db: TestDatabase, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, BMS_DATA_DIR: db.dataDir, LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { FIELD_ENCRYPTION_KEY: TEST_FIELD_KEY, ...process.env, BMS_DATA_DIR: db.dataDir, LOG_LEVEL: 'info' };
   if (db.databaseUrl) env.DATABASE_URL = db.databaseUrl;
   else delete env.DATABASE_URL;
   return { ...env, ...extra };

@@ -88,9 +88,30 @@ function route() {
   return { key, id: isRecord && last !== 'new' ? last : null, creating: last === 'new' && isRecord, query: new URLSearchParams(search) };
 }
 
+/**
+ * A resource's metadata as the user may use it: fields behind a `read` permission they lack left
+ * out (columns, filters, sorting and search too), those behind a `write` permission not offered.
+ */
+function asSeen(resource) {
+  if (!resource) return resource;
+  const holds = (name) => name === undefined || user.permissions.includes(name);
+  const hidden = new Set(resource.fields.filter((f) => !holds(f.permission?.read)).map((f) => f.name));
+  const fields = resource.fields.filter((f) => !hidden.has(f.name)).map((f) => (holds(f.permission?.write) ? f : { ...f, writable: false }));
+  const shown = (name) => !hidden.has(name);
+  const hiddenLabels = new Set(resource.fields.filter((f) => hidden.has(f.name)).map((f) => f.label));
+  return {
+    ...resource,
+    fields,
+    listColumns: resource.listColumns.filter(shown),
+    orderable: resource.orderable.filter(shown),
+    filters: resource.filters.filter((f) => shown(f.key)),
+    search: resource.search.filter((label) => !hiddenLabels.has(label)),
+  };
+}
+
 async function screen(r) {
   if (r === null) return dashboardScreen(app);
-  const resource = meta.resources[r.key];
+  const resource = asSeen(meta.resources[r.key]);
   if (!resource) return [h('h1', { tabindex: -1 }, t('notFound')), h('p', {}, t('noResource', { key: r.key }))];
   if (!app.can(r.key, 'view')) return [h('h1', { tabindex: -1 }, navTitle(resource)), h('p', { class: 'error' }, t('forbidden'))];
   if (r.creating) return createScreen(resource, app);
