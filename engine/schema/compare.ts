@@ -4,7 +4,7 @@
  * difference to the declared schema is returned as changes.
  */
 import type { Registry } from '../registry/registry.js';
-import { embeddedDatabase } from '../storage/connect.js';
+import { embeddedDatabase, embeddedStarted } from '../storage/connect.js';
 import { migrateLatest } from '../storage/migrate.js';
 import { readSchema } from './catalogue.js';
 import { desiredSchema } from './desired.js';
@@ -15,6 +15,7 @@ export async function compareWithMigrations(registry: Registry): Promise<Change[
   const want = desiredSchema(registry.resources);
   const db = embeddedDatabase();
   try {
+    await embeddedStarted(db);
     await migrateLatest(db);
     const have = await readSchema(db);
     const managed = [...have.values()].filter((t) => t.managed).map((t) => t.name);

@@ -37,6 +37,16 @@ export function embeddedDatabase(dataDir?: string, client: ClientClass = ClientP
   return knexFactory({ client, dialect: 'postgres', connection: { pglite }, log } as Knex.Config);
 }
 
+/**
+ * Waits for an embedded database's PGlite to start. Its start (WebAssembly, and initdb for a new
+ * directory or in memory) happens inside Knex's first connection, whose creation the pool gives
+ * 30 s: a busy machine exceeded that, and the start failed with Knex's "Timeout acquiring a
+ * connection". Awaited first, the start takes what it takes.
+ */
+export async function embeddedStarted(db: Knex): Promise<void> {
+  await (db.client as { pglite?: PGlite }).pglite?.waitReady;
+}
+
 /** PGlite through Knex, releasing the data directory's lock on `destroy`. */
 function releasing(release: () => void): ClientClass {
   const Base = ClientPgLite as unknown as ClientClass;
@@ -140,6 +150,7 @@ const reason = (err: unknown): string =>
 export async function openDatabase(config: DatabaseConfig, listen?: Listen): Promise<Knex> {
   const db = connect(config, listen);
   try {
+    if (!config.databaseUrl) await embeddedStarted(db);
     await db.raw('select 1');
     return db;
   } catch (err) {
