@@ -7,6 +7,7 @@
  * a restore writes a version's values back through the resource service's `update`, so validation,
  * permissions, references, state machines and hooks apply, and is itself a new version.
  */
+import { revealValues } from '../storage/field-encryption.js';
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { entryVisible } from '../audit/resource.js';
@@ -83,11 +84,15 @@ export class Revisions {
       ...r.foreignKeys.map((fk): [string, string] => [fk.column, fk.writeName]),
       ...r.manyToMany.map((m): [string, string] => [m.writeName, m.writeName]),
     ];
+    // encrypted values are compared and written back as their plain values (each write encrypts anew)
+    const [values, current] = [reveal(chosen.values), reveal(now)];
     const body: Values = {};
-    for (const [key, name] of writes) if (key in chosen.values && !same(chosen.values[key], now[key])) body[name] = chosen.values[key];
+    for (const [key, name] of writes) if (key in values && !same(values[key], current[key])) body[name] = values[key];
     return this.service.update(user, id, body, true);
   }
 }
+
+const reveal = (values: Values): Values => JSON.parse(revealValues(JSON.stringify(values))) as Values;
 
 /** The visible versions, newest first: `now`, then each entry's changes undone in turn. */
 function versionsOf(now: Values, entries: readonly Entry[]): Version[] {

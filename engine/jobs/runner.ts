@@ -27,6 +27,21 @@ export async function recordJobs(db: Knex, jobs: readonly ScheduledJob[]): Promi
   });
 }
 
+/**
+ * Runs `step` again when PostgreSQL chose it as a deadlock's victim: instances starting together
+ * create the same queues (pg-boss's DDL, each in its own transaction), and one of two may be refused.
+ */
+async function untilNoDeadlock<T>(step: () => Promise<T>, tries = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await step();
+    } catch (err) {
+      if ((err as { code?: string }).code !== '40P01' || i >= tries) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50 * i + Math.random() * 100));
+    }
+  }
+}
+
 export class JobRunner {
   readonly jobs: readonly ScheduledJob[];
   private readonly runs: JobRuns;
@@ -62,9 +77,9 @@ export class JobRunner {
     for (const job of this.jobs) {
       const retry = job.declaration.retry ?? DEFAULT_RETRY;
       const queue = { name: job.name, retryLimit: retry.limit, retryDelay: retry.delaySeconds, retryBackoff: true };
-      await boss.createQueue(job.name, queue);
-      await boss.updateQueue(job.name, queue);
-      await boss.schedule(job.name, job.declaration.cron, {}, { tz: 'UTC' });
+      await untilNoDeadlock(() => boss.createQueue(job.name, queue));
+      await untilNoDeadlock(() => boss.updateQueue(job.name, queue));
+      await untilNoDeadlock(() => boss.schedule(job.name, job.declaration.cron, {}, { tz: 'UTC' }));
       await boss.work(job.name, { pollingIntervalSeconds: this.settings.pollSeconds, includeMetadata: true }, async ([taken]) =>
         this.runCounted(job, (taken?.retryCount ?? 0) + 1),
       );
