@@ -16,9 +16,13 @@ export interface Run {
   stderr: string;
 }
 
-/** The environment of a process on `db`; `extra` comes last, so it may replace DATABASE_URL too. */
+/**
+ * The environment of a process on `db`; `extra` comes last, so it may replace DATABASE_URL too. Its
+ * field key is the tests' own, whatever the environment says, so the services the tests run in
+ * their own process read what it encrypts.
+ */
 export function processEnv(db: TestDatabase, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { FIELD_ENCRYPTION_KEY: TEST_FIELD_KEY, ...process.env, BMS_DATA_DIR: db.dataDir, LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { ...process.env, FIELD_ENCRYPTION_KEY: TEST_FIELD_KEY, BMS_DATA_DIR: db.dataDir, LOG_LEVEL: 'info' };
   if (db.databaseUrl) env.DATABASE_URL = db.databaseUrl;
   else delete env.DATABASE_URL;
   return { ...env, ...extra };
