@@ -32,6 +32,7 @@ function record(row: string, categories = links('issue_issue_categories', 'categ
     `to_char(${row}.deadline, 'YYYY-MM-DD') as deadline`,
     `${row}.archived`,
     `(select case d.visibility when 'normal' then 'official' when 'protected' then 'confidential' when 'confidential' then 'secret' end from issue_tracker d where d.id = ${row}.tracker_id) as classification`,
+    `${row}.attachments`,
     `${row}.tracker_id as tracker`,
     `${row}.assigned_user_id as assigned_user`,
     `${categories} as categories`,
