@@ -65,6 +65,9 @@ function maskedChanges(guarded: readonly Resource[]): (user: Principal, e: strin
   };
 }
 
+/** When an entry's, a delivery's or a version's write happened. */
+export const WRITTEN_AT = 'When the write happened (UTC).';
+
 /** The audit trail of the `resources`' writes. */
 export const auditEntries = (resources: readonly Resource[]) =>
   defineEngineTable({
@@ -76,7 +79,7 @@ export const auditEntries = (resources: readonly Resource[]) =>
     description: 'One recorded write (a create, an update or a delete of one record), or a security event about a user (resource `user`).',
     schemaName: 'AuditEntry',
     fields: {
-      at: field.datetime({ nullable: false, lookups: ['gte', 'lte'], description: 'When the write happened (UTC).' }),
+      at: field.datetime({ nullable: false, lookups: ['gte', 'lte'], description: WRITTEN_AT }),
       user: { ...id('The user who wrote; null for writes outside a request (manage commands).'), nullable: true },
       action: field.enum({
         values: ENTRY_ACTIONS,

@@ -19,6 +19,8 @@ const nullable = (schema: Schema, allowNull: boolean): Schema => {
 };
 
 /** A field's request schema: its type's, with the declared description. */
+export const REMOTE_KEY_DESCRIPTION = 'Key of the record in an external system; unique per resource.';
+
 export function fieldSchema(spec: FieldSpec): Schema {
   return { description: spec.description, ...typeOf(spec).schema(spec) };
 }
@@ -55,6 +57,6 @@ export function bodySchema(resource: Resource, mode: 'create' | 'patch'): BodySc
     if (m.spec.readOnly) continue;
     properties[m.writeName] = { type: 'array', maxItems: MAX_LIST_ITEMS, items: referenceId(m.target), description: referenceDescription(m.spec.description, m.target, true) };
   }
-  properties.remote_key = { type: ['string', 'null'], maxLength: 255, description: 'Key of the record in an external system; unique per resource.' };
+  properties.remote_key = { type: ['string', 'null'], maxLength: 255, description: REMOTE_KEY_DESCRIPTION };
   return { type: 'object', properties, required, additionalProperties: false };
 }

@@ -1,4 +1,6 @@
 /** The history and recovery endpoints: every resource's revisions and restore, and the trash (engine/history/). */
+import { WRITTEN_AT } from '../audit/resource.js';
+import { STORED_RECORD } from './resource-paths.js';
 import type { ResourceService } from '../crud/service.js';
 import { INT_MAX } from '../fields/values.js';
 import { TRASH_PATH } from '../history/trash.js';
@@ -20,7 +22,7 @@ const schemas: Record<string, Schema> = {
     description: 'One version of a record: the values it had after one recorded write.',
     properties: {
       version: id('The version: the id of the audit entry of the write; what a restore names.'),
-      at: { type: 'string', format: 'date-time', description: 'When the write happened (UTC).' },
+      at: { type: 'string', format: 'date-time', description: WRITTEN_AT },
       user: { ...id('The user who wrote; null outside a request.'), nullable: true },
       action: { type: 'string', enum: ['create', 'update'], description: 'The write.' },
       request_id: { type: 'string', nullable: true, description: 'The `X-Request-Id` of the request that wrote.' },
@@ -71,7 +73,7 @@ export function historyPaths(service: ResourceService, names: SchemaNames): Path
         description: `Writes the version's values back where they differ, as a PATCH of them would (validation, access rules, references, state moves): a new version. Requires the permission \`${resource.permissions.change}\`.`,
         tags,
         parameters: [ref('parameters', 'Id'), ref('parameters', 'Version')],
-        responses: responsesOf({ 200: { description: 'The record as stored.', content: json(ref('schemas', names.read)) } }, ['BadRequest', ...READ_ERRORS]),
+        responses: responsesOf({ 200: { description: STORED_RECORD, content: json(ref('schemas', names.read)) } }, ['BadRequest', ...READ_ERRORS]),
         'x-required-permission': resource.permissions.change,
       },
     },

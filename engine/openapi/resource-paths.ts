@@ -18,6 +18,9 @@ const ACTION_OF: Record<Method, Action> = { get: 'view', post: 'add', put: 'chan
 
 const body = (schema: string, required: boolean): RequestBody => ({ required, content: json(ref('schemas', schema)) });
 
+/** What a write answers. */
+export const STORED_RECORD = 'The record as stored.';
+
 export function resourcePaths(service: ResourceService, names: SchemaNames): Paths {
   const { resource } = service;
   const op = (action: Action, suffix: string, summary: string, description: string, details: Details): Operation => {
@@ -61,12 +64,12 @@ export function resourcePaths(service: ResourceService, names: SchemaNames): Pat
       put: op('change', 'update', 'replace', 'Replaces the record: every required field is needed; optional fields not sent keep their values.', {
         parameters: ifMatch,
         requestBody: body(names.request, true),
-        responses: responsesOf({ 200: { description: 'The record as stored.', headers: tagged, content: record } }, [...WRITE_ERRORS, 'NotFound', 'PreconditionFailed']),
+        responses: responsesOf({ 200: { description: STORED_RECORD, headers: tagged, content: record } }, [...WRITE_ERRORS, 'NotFound', 'PreconditionFailed']),
       }),
       patch: op('change', 'partial_update', 'update', 'Changes the fields sent and nothing else.', {
         parameters: ifMatch,
         requestBody: body(names.patched, false),
-        responses: responsesOf({ 200: { description: 'The record as stored.', headers: tagged, content: record } }, [...WRITE_ERRORS, 'NotFound', 'PreconditionFailed']),
+        responses: responsesOf({ 200: { description: STORED_RECORD, headers: tagged, content: record } }, [...WRITE_ERRORS, 'NotFound', 'PreconditionFailed']),
       }),
       delete: op('delete', 'destroy', 'delete', protectors.length ? `Deletes the record, unless ${protectors.join(', ')} records still refer to it.` : 'Deletes the record.', {
         parameters: ifMatch,

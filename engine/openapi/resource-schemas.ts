@@ -3,6 +3,7 @@
  * replace (request) and the body of PATCH (patched request). Request bodies are the validators'
  * own `bodySchema`, converted to OpenAPI 3.0, so the documented request is the checked one.
  */
+import { REMOTE_KEY_DESCRIPTION } from '../crud/body-schema.js';
 import { bodySchema, fieldSchema, referenceDescription } from '../crud/body-schema.js';
 import { INT_MAX } from '../fields/values.js';
 import { documentedValue } from '../crud/examples.js';
@@ -40,7 +41,7 @@ const recordTail: Record<Exclude<RecordColumn, 'uuid'>, Schema> = {
   created: { type: 'string', format: 'date-time', readOnly: true, description: 'When the record was created (UTC).', example: '2026-03-02T09:15:00.000Z' },
   modified: { type: 'string', format: 'date-time', readOnly: true, description: 'When the record was last changed (UTC).', example: '2026-03-05T16:40:00.000Z' },
   created_by: { ...withNull(id('Id of the user who created the record; null when that user was deleted.', 1)), readOnly: true },
-  remote_key: { type: 'string', nullable: true, maxLength: 255, description: 'Key of the record in an external system; unique per resource.', example: null },
+  remote_key: { type: 'string', nullable: true, maxLength: 255, description: REMOTE_KEY_DESCRIPTION, example: null },
 };
 
 /** The declared moves in words: `a` → `b` or `c`; …; final states named. */

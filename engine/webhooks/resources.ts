@@ -3,6 +3,7 @@
  * the API) and `/api/webhook/delivery`, the delivery log (read-only): one record per event and
  * subscription, its attempts and outcome.
  */
+import { WRITTEN_AT } from '../audit/resource.js';
 import { defineEngineTable } from '../declare/engine-table.js';
 import { field } from '../declare/fields.js';
 import { INT_MAX } from '../fields/values.js';
@@ -50,7 +51,7 @@ export const webhookDeliveries = (resources: readonly Resource[]) =>
       event: field.string({ maxLength: 200, nullable: false, lookups: ['exact'], description: 'The event name, e.g. `issue.issue.created`.' }),
       resource: field.string({ maxLength: 100, nullable: false, description: 'The resource key, e.g. `issue/issue`.' }),
       record_id: id('Id of the record the event is about.'),
-      at: moment('When the write happened (UTC).'),
+      at: moment(WRITTEN_AT),
       status: field.enum({ values: DELIVERY_STATUSES, nullable: false, lookups: ['exact'], description: 'pending (waiting for an attempt), delivered (a 2xx answer) or failed (10 attempts failed).' }),
       attempts: field.integer({ minimum: 0, maximum: 10, nullable: false, description: 'Attempts made so far.' }),
       last_error: field.text({ description: 'Why the last attempt failed; null once delivered.' }),
