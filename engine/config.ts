@@ -20,9 +20,11 @@ export interface DatabaseBounds {
   acquireTimeoutMs: number;
   /** Connections in the pool. */
   poolSize: number;
+  /** Named prepared statements a connection keeps (storage/statements.ts); 0: none. */
+  preparedStatements: number;
 }
 
-export const DEFAULT_BOUNDS: DatabaseBounds = { statementTimeoutMs: 30_000, lockTimeoutMs: 5_000, acquireTimeoutMs: 5_000, poolSize: 10 };
+export const DEFAULT_BOUNDS: DatabaseBounds = { statementTimeoutMs: 30_000, lockTimeoutMs: 5_000, acquireTimeoutMs: 5_000, poolSize: 10, preparedStatements: 100 };
 
 /** The bounds `config` sets, each unset one its default. */
 export const boundsOf = (config: DatabaseConfig): DatabaseBounds => ({ ...DEFAULT_BOUNDS, ...config.bounds });
@@ -164,6 +166,7 @@ const wholeNumber = (min: number, max: number) =>
 const portNumber = wholeNumber(0, 65535);
 const milliseconds = wholeNumber(0, 999_999_999);
 const poolSize = wholeNumber(1, 9999);
+const statementCount = wholeNumber(0, 9999);
 const rowCount = wholeNumber(1, 999_999_999);
 const listCount = wholeNumber(0, 9999);
 const workerCount = wholeNumber(1, MAX_WORKERS);
@@ -202,6 +205,7 @@ const DATABASE = {
   LOCK_TIMEOUT_MS: milliseconds({ default: DEFAULT_BOUNDS.lockTimeoutMs, desc: 'milliseconds (0: no limit)' }),
   POOL_ACQUIRE_TIMEOUT_MS: milliseconds({ default: DEFAULT_BOUNDS.acquireTimeoutMs, desc: 'milliseconds (0: no limit)' }),
   DATABASE_POOL_SIZE: poolSize({ default: DEFAULT_BOUNDS.poolSize, desc: 'a number of connections from 1 to 9999' }),
+  DATABASE_PREPARED_STATEMENTS: statementCount({ default: DEFAULT_BOUNDS.preparedStatements, desc: 'a number of statements per connection from 0 to 9999 (0: none)' }),
   FIELD_ENCRYPTION_KEY: fieldKey({ default: undefined, desc: '64 hexadecimal characters (32 random bytes: `openssl rand -hex 32`)' }),
   FIELD_ENCRYPTION_PREVIOUS_KEYS: fieldKeys({ default: [], desc: 'keys of 64 hexadecimal characters separated by commas' }),
 };
@@ -280,6 +284,7 @@ function databaseConfig(e: DatabaseSettings, values: Record<string, string>): Da
       lockTimeoutMs: e.LOCK_TIMEOUT_MS,
       acquireTimeoutMs: e.POOL_ACQUIRE_TIMEOUT_MS,
       poolSize: e.DATABASE_POOL_SIZE,
+      preparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     },
   };
   if (!config.databaseUrl) checkDataDir(config.dataDir, values.BMS_DATA_DIR);

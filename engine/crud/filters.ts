@@ -12,7 +12,7 @@ import { typeOf, type FieldType, type Parsed, type Schema } from '../fields/inde
 import { dateTimeType } from '../fields/temporal.js';
 import { parseChoice, parseInteger } from '../fields/values.js';
 import { findForeignKey, type Field, type Resource } from '../registry/resource.js';
-import { col, containsPattern, FALSE, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
+import { col, contains, FALSE, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 import { ROW, expressionOf } from '../storage/serialise.js';
 
 type Derived = NonNullable<EnumField['derived']>;
@@ -94,7 +94,7 @@ const LOOKUPS: Record<Lookup, (t: Target) => LookupFilter> = {
     description: `Case-insensitive substring match on ${t.name}.`,
     schema: { type: 'string' },
     parse: (raw) => ({ ok: true, value: raw }),
-    where: (v) => frag(`${t.expr} ilike ?`, [containsPattern(v as string)]),
+    where: (v) => contains(t.expr, v as string),
   }),
   in: (t) => ({
     suffix: '__in',

@@ -5,7 +5,7 @@
 import { emptyMap, ValidationError, type FieldErrors } from '../errors.js';
 import type { FieldMask } from '../access/field-permissions.js';
 import type { Resource } from '../registry/resource.js';
-import { col, containsPattern, frag, joinFragments, type Fragment } from '../storage/sql.js';
+import { col, contains, joinFragments, type Fragment } from '../storage/sql.js';
 import { ROW } from '../storage/serialise.js';
 import { filterConditions, type Filter } from './filters.js';
 import { orderColumn, type OrderColumn, type OrderTerm } from './keyset.js';
@@ -43,7 +43,7 @@ function searchCondition(columns: string[], text: string, errors: FieldErrors): 
   if (words.some((w) => [...w].length > SEARCH_LIMITS.wordLength)) {
     (errors.search ??= []).push(`Ensure each word has no more than ${SEARCH_LIMITS.wordLength} characters.`);
   }
-  return words.map((word) => joinFragments(columns.map((c) => frag(`${c} ilike ?`, [containsPattern(word)])), 'or'));
+  return words.map((word) => joinFragments(columns.map((c) => contains(c, word)), 'or'));
 }
 
 /** The terms of `spec`, then id; undefined when a name is not orderable (or hidden from the caller). */

@@ -11,6 +11,7 @@ import { boundsOf, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { SilenceWatch } from './silent-server.js';
+import { boundStatements } from './statements.js';
 import { LEFT_UNREAD } from './text-pieces.js';
 
 type ClientClass = typeof knexFactory.Client;
@@ -84,9 +85,13 @@ export interface Listen {
 
 type AfterCreate = (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => void;
 
-/** Each new pooled connection watched by `watch` (when bounded) and listening on `listen`'s channel (when given). */
-function preparing(watch: SilenceWatch | undefined, listen: Listen | undefined): AfterCreate {
+/**
+ * Each new pooled connection keeping at most `statements` named statements, watched by `watch` (when
+ * bounded) and listening on `listen`'s channel (when given).
+ */
+function preparing(statements: number, watch: SilenceWatch | undefined, listen: Listen | undefined): AfterCreate {
   return (conn, done) => {
+    boundStatements(conn, statements);
     watch?.watch(conn);
     if (!listen) return done(null, conn);
     conn.on('notification', (message) => listen.onNotify(message.payload ?? ''));
@@ -135,7 +140,7 @@ export function connect(config: DatabaseConfig, listen?: Listen): Knex {
         acquireTimeoutMillis: bounds.acquireTimeoutMs || 2 ** 31 - 1,
         validate: outsideTransaction,
         // a frozen server enforces no statement_timeout: the client bounds its silence instead
-        afterCreate: preparing(bounds.statementTimeoutMs ? new SilenceWatch(bounds.statementTimeoutMs + SILENCE_GRACE_MS) : undefined, listen),
+        afterCreate: preparing(bounds.preparedStatements, bounds.statementTimeoutMs ? new SilenceWatch(bounds.statementTimeoutMs + SILENCE_GRACE_MS) : undefined, listen),
       },
       log,
     });

@@ -14,6 +14,12 @@ export const frag = (sql: string, bindings: unknown[] = []): Fragment => ({ sql,
  */
 export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
+/** How a substring match reads in SQL: statements.ts plans the texts holding it with their values. */
+export const PATTERN_MATCH = ' ilike ?';
+
+/** `expr` contains `text` (any case). */
+export const contains = (expr: string, text: string): Fragment => frag(`${expr}${PATTERN_MATCH}`, [containsPattern(text)]);
+
 export const TRUE: Fragment = frag('true');
 export const FALSE: Fragment = frag('false');
 

@@ -1,27 +1,112 @@
 /**
  * Named prepared statements. PostgreSQL parses and plans a named statement once per connection and
- * then only binds values, so a read that runs thousands of times a second skips the parser. The
- * name follows from the SQL text alone: one text, one name, in every connection and instance.
+ * then only binds values, so a read that runs thousands of times a second skips the parser and, once
+ * PostgreSQL settles on a generic plan, the planner. A statement's name follows from its text alone
+ * (a hash): one text, one name, in every connection and instance.
+ *
+ * Each server connection keeps at most `DATABASE_PREPARED_STATEMENTS` of them; naming one more
+ * closes the least recently used first (a protocol Close ahead of the new Parse, in the same
+ * round trip), so the plans a connection holds in server memory are bounded however many list
+ * shapes clients ask for. Unnamed, and so planned with their values each time:
+ * - texts that bind a substring pattern (`ilike ?`: search and substring filters): a generic plan
+ *   cannot know whether a pattern has the three characters a trigram index needs, and PostgreSQL
+ *   compares plans by estimates, which for patterns are guesses;
+ * - texts whose Knex array bindings spread into one placeholder per element (their text differs
+ *   with the array's length anyway).
  */
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Fragment } from './sql.js';
+import pg from 'pg';
+import { PATTERN_MATCH, type Fragment } from './sql.js';
 
-/** Texts beyond this many run unnamed: each name costs memory in every server connection. */
-const MAX_NAMED = 2000;
+/** Texts whose names are remembered (a hash otherwise): a cache, so any number of texts is fine. */
+const REMEMBERED = 5000;
 const names = new Map<string, string>();
 
-function nameOf(sql: string): string | undefined {
-  let name = names.get(sql);
-  if (name === undefined && names.size < MAX_NAMED) names.set(sql, (name = `bms_${names.size.toString(36)}`));
+function hashName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `bms_${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
+    if (names.size >= REMEMBERED) names.delete(names.keys().next().value!);
+    names.set(text, name);
+  }
   return name;
 }
 
-/**
- * `fragment` as a raw query, named when its text is fixed: Knex spreads an array binding into one
- * placeholder per element, so such a text differs with the array's length and stays unnamed.
- */
+/** The name a statement runs under; undefined: unnamed, planned with its values each time. */
+export function statementName(sql: string, bindings: readonly unknown[]): string | undefined {
+  return sql.includes(PATTERN_MATCH) || bindings.some(Array.isArray) ? undefined : hashName(sql);
+}
+
+/** `fragment` as a raw query, named per `statementName`. */
 export function prepared(db: Knex | Knex.Transaction, fragment: Fragment): Knex.Raw {
   const query = db.raw(fragment.sql, fragment.bindings as Knex.RawBinding[]);
-  const name = fragment.bindings.some(Array.isArray) ? undefined : nameOf(fragment.sql);
+  const name = statementName(fragment.sql, fragment.bindings);
   return name ? query.options({ name }) : query;
+}
+
+/** The parts of pg's connection a named statement's bookkeeping touches. */
+interface StatementWire {
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements?: Record<string, string>;
+  close(message: { type: 'S'; name: string }): void;
+}
+
+/** Per connection: the names it holds, least recently used first, and how many it may hold. */
+const held = new WeakMap<object, { names: Set<string>; most: number }>();
+
+/**
+ * Notes that `name` runs next on `wire`, closing the least recently used statement beyond the
+ * connection's bound; false when the connection takes no named statements. Called as the statement
+ * is submitted, so the Close travels just before its Parse.
+ */
+function useStatement(wire: StatementWire, name: string): boolean {
+  const entry = held.get(wire);
+  if (!entry) return true;
+  const { names: used, most } = entry;
+  if (most === 0) return false;
+  const known = used.delete(name);
+  used.add(name);
+  if (known) return true;
+  while (used.size > most) {
+    const oldest = used.values().next().value!;
+    used.delete(oldest);
+    wire.close({ type: 'S', name: oldest });
+    delete wire.parsedStatements[oldest];
+    if (wire.submittedNamedStatements) delete wire.submittedNamedStatements[oldest];
+  }
+  return true;
+}
+
+type QueryCallback = (err: Error | undefined, result: pg.ResultBuilder) => void;
+
+/** A pg query whose named statement is counted against its connection's bound as it is sent. */
+export class BoundedQuery extends pg.Query {
+  constructor(config: pg.QueryConfig, values?: unknown[], callback?: QueryCallback) {
+    super(config, values, callback);
+    const submit = this.submit.bind(this);
+    this.submit = (connection) => {
+      const self = this as { name?: string };
+      if (self.name && !useStatement(connection as unknown as StatementWire, self.name)) self.name = undefined;
+      return submit(connection);
+    };
+  }
+}
+
+
+/**
+ * Bounds `client`'s named statements at `most` (0: it runs them unnamed, for a transaction pool
+ * that does not track prepared statements, say): its named queries (Knex's, from `prepared`) are
+ * sent as BoundedQuery.
+ */
+export function boundStatements(client: pg.Client, most: number): void {
+  held.set((client as unknown as { connection: object }).connection, { names: new Set(), most });
+  const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: unknown) => unknown;
+  (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    const named = config !== null && typeof config === 'object' && typeof (config as { name?: unknown }).name === 'string';
+    const done = (typeof values === 'function' ? values : callback) as QueryCallback | undefined;
+    // Knex passes a callback; without one, pg's own promise is kept
+    if (!named || !done || typeof (config as { submit?: unknown }).submit === 'function') return query(config, values, callback);
+    return query(new BoundedQuery(config as pg.QueryConfig, typeof values === 'function' ? undefined : (values as unknown[] | undefined), done));
+  };
 }

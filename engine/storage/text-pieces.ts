@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Readable } from 'node:stream';
 import type { Fragment } from './sql.js';
+import { BoundedQuery, statementName } from './statements.js';
 
 /** Texts are handed on in pieces of about this size. */
 const PIECE_BYTES = 64 * 1024;
@@ -70,7 +71,7 @@ interface PortalWire {
  * The statement as a pg Query that keeps the first column's text of each DataRow message: pg's
  * Query sends Parse, Bind and Describe, then the Execute messages below, at once, and calls these handlers.
  */
-class TextRowsQuery extends pg.Query {
+class TextRowsQuery extends BoundedQuery {
   private readonly builder: PieceBuilder;
   private readonly ready: string[] = [];
   private readyBytes = 0;
@@ -83,13 +84,14 @@ class TextRowsQuery extends pg.Query {
 
   constructor(
     text: string,
+    name: string | undefined,
     values: unknown[],
     /** The connection's socket, paused while the pieces wait. */
     private socket: Readable | undefined,
     first: FirstRow | undefined,
   ) {
     // extended even without values: the first row is asked for alone (see _getRows)
-    super({ text, values, queryMode: 'extended' } as pg.QueryConfig);
+    super({ text, name, values, queryMode: 'extended' } as pg.QueryConfig);
     this.builder = new PieceBuilder(first);
   }
 
@@ -185,7 +187,7 @@ function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): Tex
   return {
     async *[Symbol.asyncIterator]() {
       const client = (await db.client.acquireConnection()) as PooledClient;
-      const rows = new TextRowsQuery(sql, [...bindings], client.connection.stream, first);
+      const rows = new TextRowsQuery(sql, statementName(query.sql, query.bindings), [...bindings], client.connection.stream, first);
       const released = new Promise<void>((resolve) => (rows.onSettled = resolve)).then(() => db.client.releaseConnection(client));
       db.client.emit('query', { sql, bindings, method: 'raw', __knexUid: (client as { __knexUid?: string }).__knexUid });
       void client.query(rows);
