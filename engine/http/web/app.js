@@ -144,7 +144,8 @@ async function render() {
   const parts = await screen(r);
   // a later navigation has drawn meanwhile
   if (ticket !== drawing) return;
-  $('#view').replaceChildren(...parts);
+  // screens leave out what they do not show as null
+  $('#view').replaceChildren(...parts.filter((p) => p !== null && p !== undefined));
   // which drawing is on show: lets a test wait for the screen a navigation asked for
   $('#view').dataset.drawn = String(ticket);
   $('#view').removeAttribute('aria-busy');

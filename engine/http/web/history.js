@@ -94,7 +94,7 @@ async function versionsBody(meta, record, app) {
       h(
         'table',
         { class: 'versions' },
-        h('caption', {}, t('versions')),
+        h('caption', { class: 'visually-hidden' }, t('versions')),
         h('thead', {}, h('tr', {}, [t('when'), t('by'), t('change')].map((text) => h('th', { scope: 'col' }, text)), h('td', {}))),
         h('tbody', {}, versions.map(row)),
       ),
