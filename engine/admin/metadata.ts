@@ -10,8 +10,7 @@ import type { FieldSpec } from '../declare/index.js';
 import type { ResourceService } from '../crud/service.js';
 import { inWords, type Texts, type ViewEntry } from '../describe/view.js';
 import type { Registry } from '../registry/registry.js';
-import type { Action } from '../registry/resource.js';
-import { TRASH_PATH } from '../history/trash.js';
+import { permissionOf, type Action } from '../registry/resource.js';
 
 export interface FieldMeta {
   name: string;
@@ -79,7 +78,7 @@ export interface ResourceMeta {
   trash: boolean;
 }
 
-/** An engine table the app reads (the audit trail): where, and the permission names of its actions. */
+/** An engine table the app reads (the audit trail, the trash): where, and the permission names of its actions (none for the trash's, whose records' own decide). */
 export interface TableMeta {
   path: string;
   permissions: Partial<Record<Action, string>>;
@@ -89,10 +88,8 @@ export interface AppMetadata {
   modules: { name: string; label: string; labels: Texts; resources: string[] }[];
   resources: Record<string, ResourceMeta>;
   permissionNames: string[];
-  /** The engine's own tables by key (`audit`), so the app names no path or permission of its own. */
+  /** The engine's own tables by key (`audit`, `trash`), so the app names no path or permission of its own. */
   tables: Record<string, TableMeta>;
-  /** Where the deleted records of resources with a trash are listed (engine/history/trash.ts). */
-  trashPath: string;
 }
 
 /** Lookups offered as controls; `in`, `isnull` and `range` say nothing a form of the others cannot. */
@@ -164,6 +161,6 @@ export function appMetadata(registry: Registry, services: ReadonlyMap<string, Re
     return { name, label, labels: { en: label, de: declared?.labelDe ?? label }, resources: registry.resources.filter((r) => r.module === name).map((r) => r.key) };
   });
   modules.sort((a, b) => a.label.localeCompare(b.label));
-  const tables = Object.fromEntries(registry.tables.map((t) => [t.key, { path: t.path, permissions: Object.fromEntries(t.actions.map((a) => [a, t.permissions[a]])) }]));
-  return { modules, resources, permissionNames: [...registry.permissionNames].sort(), tables, trashPath: TRASH_PATH };
+  const tables = Object.fromEntries(registry.tables.map((t) => [t.key, { path: t.path, permissions: Object.fromEntries(t.actions.map((a) => [a, permissionOf(t, a)]).filter(([, name]) => name !== undefined)) }]));
+  return { modules, resources, permissionNames: [...registry.permissionNames].sort(), tables };
 }

@@ -1,7 +1,7 @@
 // The trash (`#/trash`): records deleted from resources declared with a trash, newest first, as
 // the API lists them to the user (their view permission and rules decide), filtered by resource;
 // each restored (with its links) or purged for good where the user holds the resource's delete
-// permission. Where the trash lives comes from the metadata.
+// permission. Where the trash lives comes from the metadata (it is an engine table).
 import { api, errorText } from './api.js';
 import { h, navTitle, recordLabel, recordName, say, shortTitle, titleInSentence } from './dom.js';
 import { lang, t } from './i18n.js';
@@ -45,7 +45,7 @@ const named = (entry, app) => {
 
 async function restore(entry, app) {
   const { meta, name } = named(entry, app);
-  const res = await api('POST', `${app.meta.trashPath}/${entry.id}/restore`, {});
+  const res = await api('POST', `${app.meta.tables.trash.path}/${entry.id}/restore`, {});
   if (res.status === 200) return app.go(`#/r/${entry.resource}/${entry.record_id}`, t('restoredRecord', { title: shortTitle(meta), name }));
   say(errorText(res.data));
 }
@@ -53,7 +53,7 @@ async function restore(entry, app) {
 async function purge(entry, query, app) {
   const { meta, name } = named(entry, app);
   if (!confirm(t('purgeAsk', { title: titleInSentence(meta), name }))) return;
-  const res = await api('DELETE', `${app.meta.trashPath}/${entry.id}`);
+  const res = await api('DELETE', `${app.meta.tables.trash.path}/${entry.id}`);
   if (res.status === 204) return app.go(hashOf(query), t('purged', { title: shortTitle(meta), name }));
   say(errorText(res.data));
 }
@@ -106,7 +106,7 @@ export async function trashScreen(query, app) {
   const offset = Math.max(0, Number(query.get('offset')) || 0);
   const params = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   if (query.get('resource')) params.set('resource', query.get('resource'));
-  const res = await api('GET', `${app.meta.trashPath}?${params}`);
+  const res = await api('GET', `${app.meta.tables.trash.path}?${params}`);
   const heading = h('h1', { tabindex: -1 }, t('trash'));
   if (res.status !== 200) return [heading, h('p', { class: 'error' }, errorText(res.data))];
   const entries = res.data;
