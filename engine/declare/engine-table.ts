@@ -1,7 +1,7 @@
 /**
- * A table of the engine's own (the audit trail, webhook subscriptions and deliveries), declared
- * as a resource: its routes, filters, paging, OpenAPI and permission names come from the same
- * engine as a module's. The table is the engine's: its own migrations made it, so makemigrations
+ * A table of the engine's own (the audit trail, webhook subscriptions and deliveries, the jobs,
+ * the trash), declared as a resource: its routes, filters, paging, OpenAPI and permission names
+ * come from the same engine as a module's. The table is the engine's: its own migrations made it, so makemigrations
  * neither creates nor changes it (the desired schema holds module resources only). It is
  * read-only unless it declares `writes`, which are code, as its rows are the engine's business
  * (a secret kept unserved, an owner set by the server); everything it serves is declared fields.

@@ -10,7 +10,6 @@ import { listScreen } from './list.js';
 import { createScreen, recordScreen } from './record.js';
 import { showNewToken, showTokens } from './tokens.js';
 import { mayUseTrash, trashScreen } from './trash.js';
-import './history.js';
 
 translatePage();
 const meta = await (await fetch('/app/metadata.json')).json();
