@@ -11,11 +11,11 @@ import { defineEngineTable } from '../declare/engine-table.js';
 import { field } from '../declare/fields.js';
 import { INT_MAX } from '../fields/values.js';
 import { RECORD_FIELDS, type Resource } from '../registry/resource.js';
+import { literal } from '../storage/declared-triggers.js';
 import { entryFor, TRASH_PATH, TRASH_RULES, visibleEntries } from './trash.js';
 import { trashed } from './trash-trigger.js';
 
 const id = (description: string) => field.integer({ minimum: 1, maximum: INT_MAX, nullable: false, lookups: ['exact'], description });
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /** Per resource, `json` of it as an SQL expression; `{}` for an entry of a resource that has no trash now. */
 const byResource = (resources: readonly Resource[], e: string, json: (r: Resource) => string): string =>

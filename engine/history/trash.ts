@@ -10,13 +10,14 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { recordedPredicate, viewsEveryState } from '../access/visibility.js';
 import { setActor } from '../audit/actor.js';
+import { rowsOfViewable } from '../audit/resource.js';
 import { rowsOf } from '../crud/checks.js';
 import type { ResourceService } from '../crud/service.js';
 import { conflict, notFound, permissionDenied } from '../errors.js';
 import { mayPerform } from '../http/resource-routes.js';
 import { RECORD_FIELDS, type Resource } from '../registry/resource.js';
 import { keyColumn, mapDatabaseError } from '../storage/db-errors.js';
-import { FALSE, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
+import { frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 import { trashed, type LinkColumn } from './trash-trigger.js';
 
 export const TRASH_PATH = '/api/trash';
@@ -26,12 +27,8 @@ export const TRASH_RULES =
   "Entries are served to whom holds the record's view permission and whose view rule admits the record as deleted; restore and purge need its delete permission and its change rule too.";
 
 /** Entries (row `e`) `user` may read: of resources they may view, whose view rule admits the record as deleted. */
-export function visibleEntries(resources: readonly Resource[], user: Principal, e: string): Fragment {
-  const each = resources
-    .filter((r) => mayPerform(user, r.permissions.view))
-    .map((r) => joinFragments([frag(`${e}.resource = ?`, [r.key]), ...[viewsEveryState(r, user, [frag(`${e}."row"`)])].filter((p) => p !== null)], 'and'));
-  return each.length ? joinFragments(each, 'or') : FALSE;
-}
+export const visibleEntries = (resources: readonly Resource[], user: Principal, e: string): Fragment =>
+  rowsOfViewable(resources, user, e, (r) => viewsEveryState(r, user, [frag(`${e}."row"`)]));
 
 /** An entry as stored: the record's whole row, and every link of it (trash-trigger.ts). */
 interface StoredEntry {
