@@ -328,6 +328,19 @@ describe('admin app (/app/) in headless Chromium', function () {
     expect(await page.locator('table.versions tbody tr td:nth-child(3)').allInnerTexts()).to.deep.equal(['geändert', 'erstellt']);
     expect(await page.locator('table.versions button.restore-version').innerText()).to.equal('Wiederherstellen');
     expect(await page.locator('table.diff thead th').allInnerTexts()).to.deep.equal(['Feld', 'Ältere Version', 'Neuere Version']);
+    // a restore the API refuses (pending → new is no move the machine allows): its message, as the API sends it, and nothing written
+    expect((await admin.patch(`/api/issue/issue/${other.id}`, { state: 'pending' })).status).to.equal(200);
+    await page.reload();
+    await page.click('details.record-history summary');
+    await page.locator('table.versions tbody tr').nth(2).waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click('table.versions tbody tr:last-child button.restore-version');
+    await page.waitForSelector('#message:not([hidden])');
+    expect(await page.getAttribute('#message', 'class')).to.equal('error');
+    const refused = await admin.post(`/api/issue/issue/${other.id}/history/${(await admin.get(`/api/issue/issue/${other.id}/history`)).body.at(-1).version}/restore`, {});
+    expect(refused.status).to.equal(400);
+    expect(await page.textContent('#message')).to.equal(`state: ${refused.body.state[0]}`);
+    expect((await admin.get(`/api/issue/issue/${other.id}`)).body).to.include({ state: 'pending', title: `${word} Tür knarrt` });
     expect(await page.locator('#nav a', { hasText: 'Papierkorb' }).getAttribute('href')).to.equal('#/trash');
     await page.goto(`${suite().service.url}/app/#/trash`);
     await page.locator(`#trash tbody tr[data-record="issue/issue/${assigned.id}"]`).waitFor();
