@@ -207,8 +207,9 @@ describe('admin app (/app/) in headless Chromium', function () {
     const page = await signedIn(user, errors);
     // only the resources it may view
     const links = await page.locator('#nav a').allInnerTexts();
-    expect(links).to.include.members(['API tokens', 'Issue (Meldung)', 'Tracker (Meldekreis)']).and.not.include('Category (Kategorie)');
-    expect(links).to.have.length(3);
+    // and the trash, as issues have one
+    expect(links).to.include.members(['API tokens', 'Trash', 'Issue (Meldung)', 'Tracker (Meldekreis)']).and.not.include('Category (Kategorie)');
+    expect(links).to.have.length(4);
 
     await page.goto(`${suite().service.url}/app/#/r/issue/issue`);
     await page.locator('#records').waitFor();
@@ -245,6 +246,110 @@ describe('admin app (/app/) in headless Chromium', function () {
     const crud = ['view', 'add', 'change', 'delete'].flatMap((a) => ['issue', 'tracker', 'issuecategory'].map((m) => `issues.${a}_${m}`));
     return makeUser({ permissions: [...crud, meta.resources.user.permissions.view, ...extra] });
   }
+
+  it('shows a record’s versions and their differences, restores one; lists deleted records in the trash, restores and purges them', async () => {
+    const { admin } = suite();
+    const user = await issueWorker();
+    const { word, tracker, other } = await trackerWithIssues(user);
+    for (const body of [{ title: `${word} door creaks` }, { title: `${word} door bangs`, deadline: '2027-05-31' }]) expect((await admin.patch(`/api/issue/issue/${other.id}`, body)).status).to.equal(200);
+    const errors: string[] = [];
+    const page = await signedIn(user, errors);
+
+    // the versions, newest first, folded until opened; the latest two compared at first
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue/${other.id}`);
+    await page.locator('h1', { hasText: `${word} door bangs` }).waitFor();
+    await page.click('details.record-history summary');
+    await page.locator('table.versions tbody tr').first().waitFor();
+    expect(await page.locator('table.versions tbody tr td:nth-child(3)').allInnerTexts()).to.deep.equal(['changed', 'changed', 'created']);
+    expect(await page.locator('table.versions tbody tr td:nth-child(2)').allInnerTexts()).to.deep.equal(Array(3).fill((await admin.get('/api/auth/me')).body.username));
+    const diff = async () => page.locator('table.diff tbody tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-field'), ...[...r.querySelectorAll('td')].map((td) => td.textContent)]));
+    expect(await diff()).to.deep.equal([
+      ['title', `${word} door creaks`, `${word} door bangs`],
+      ['deadline', '—', new Date('2027-05-31T00:00:00').toLocaleDateString('en')],
+    ]);
+    // a version against the one before it
+    await page.click('table.versions tbody tr:nth-child(2) button.compare-version');
+    expect(await diff()).to.deep.equal([['title', `${word} door squeaks`, `${word} door creaks`]]);
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'admin-history.png'), fullPage: true });
+
+    // the first version written back, asked first: a new version of its own
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => void (asked.push(dialog.message()), dialog.accept()));
+    await clickAndDraw(page, 'table.versions tbody tr:nth-child(3) button.restore-version');
+    expect(asked[0]).to.match(/^Restore the version of .+\? Its values are written back as a new change\.$/);
+    expect(await page.textContent('#message')).to.match(/^Version of .+ restored\.$/);
+    await page.locator('h1', { hasText: `${word} door squeaks` }).waitFor();
+    expect((await admin.get(`/api/issue/issue/${other.id}`)).body).to.include({ title: `${word} door squeaks`, deadline: null });
+    expect((await admin.get(`/api/issue/issue/${other.id}/history`)).body).to.have.length(4);
+
+    // deleted, it is in the trash, named, with who deleted it; restored from there
+    page.once('dialog', (dialog) => void dialog.accept());
+    await clickAndDraw(page, '#delete');
+    await page.goto(`${suite().service.url}/app/#/trash?resource=issue/issue`);
+    const entry = page.locator(`#trash tbody tr[data-record="issue/issue/${other.id}"]`);
+    await entry.waitFor();
+    expect(await entry.locator('td').allInnerTexts()).to.deep.include.members(['Issue', `${word} door squeaks`, user.username]);
+    expect(await page.locator('#trash-resource option:checked').innerText()).to.equal('Issue (Meldung)');
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'admin-trash.png'), fullPage: true });
+    await clickAndDraw(page, `#trash tbody tr[data-record="issue/issue/${other.id}"] button.restore`);
+    expect(await page.textContent('#message')).to.equal(`Issue ${word} door squeaks (#${other.id}) restored.`);
+    await page.locator('h1', { hasText: `${word} door squeaks` }).waitFor();
+    expect((await admin.get(`/api/issue/issue/${other.id}`)).body.tracker).to.equal(tracker.id);
+
+    // purged for good, asked first
+    const doomed = await created(admin, '/api/issue/issue', { title: `${word} fax broken`, tracker_id: tracker.id });
+    expect((await admin.delete(`/api/issue/issue/${doomed.id}`)).status).to.equal(204);
+    await page.goto(`${suite().service.url}/app/#/trash`);
+    await page.locator(`#trash tbody tr[data-record="issue/issue/${doomed.id}"]`).waitFor();
+    asked.length = 0;
+    page.once('dialog', (dialog) => void (asked.push(dialog.message()), dialog.accept()));
+    await clickAndDraw(page, `#trash tbody tr[data-record="issue/issue/${doomed.id}"] button.purge`);
+    expect(asked).to.deep.equal([`Delete issue ${word} fax broken (#${doomed.id}) for good? This cannot be undone.`]);
+    expect(await page.textContent('#message')).to.equal(`Issue ${word} fax broken (#${doomed.id}) purged.`);
+    expect(await page.locator(`#trash tbody tr[data-record="issue/issue/${doomed.id}"]`).count()).to.equal(0);
+    expect((await admin.get(`/api/trash?resource=issue/issue&record_id=${doomed.id}`)).body).to.deep.equal([]);
+    expect(errors).to.deep.equal([]);
+    await page.context().close();
+  });
+
+  it('speaks German in the history and the trash', async () => {
+    const { admin } = suite();
+    const user = await issueWorker();
+    const { word, other, assigned } = await trackerWithIssues(user);
+    expect((await admin.patch(`/api/issue/issue/${other.id}`, { title: `${word} Tür knarrt` })).status).to.equal(200);
+    expect((await admin.delete(`/api/issue/issue/${assigned.id}`)).status).to.equal(204);
+    const errors: string[] = [];
+    const page = await signedIn(user, errors, { locale: 'de-CH' });
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue/${other.id}`);
+    await page.locator('h1', { hasText: `${word} Tür knarrt` }).waitFor();
+    expect(await page.locator('details.record-history summary').innerText()).to.equal('Versionen');
+    await page.click('details.record-history summary');
+    await page.locator('table.versions tbody tr').first().waitFor();
+    expect(await page.locator('table.versions tbody tr td:nth-child(3)').allInnerTexts()).to.deep.equal(['geändert', 'erstellt']);
+    expect(await page.locator('table.versions button.restore-version').innerText()).to.equal('Wiederherstellen');
+    expect(await page.locator('table.diff thead th').allInnerTexts()).to.deep.equal(['Feld', 'Ältere Version', 'Neuere Version']);
+    // a restore the API refuses (pending → new is no move the machine allows): its message, as the API sends it, and nothing written
+    expect((await admin.patch(`/api/issue/issue/${other.id}`, { state: 'pending' })).status).to.equal(200);
+    await page.reload();
+    await page.click('details.record-history summary');
+    await page.locator('table.versions tbody tr').nth(2).waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click('table.versions tbody tr:last-child button.restore-version');
+    await page.waitForSelector('#message:not([hidden])');
+    expect(await page.getAttribute('#message', 'class')).to.equal('error');
+    const refused = await admin.post(`/api/issue/issue/${other.id}/history/${(await admin.get(`/api/issue/issue/${other.id}/history`)).body.at(-1).version}/restore`, {});
+    expect(refused.status).to.equal(400);
+    expect(await page.textContent('#message')).to.equal(`state: ${refused.body.state[0]}`);
+    expect((await admin.get(`/api/issue/issue/${other.id}`)).body).to.include({ state: 'pending', title: `${word} Tür knarrt` });
+    expect(await page.locator('#nav a', { hasText: 'Papierkorb' }).getAttribute('href')).to.equal('#/trash');
+    await page.goto(`${suite().service.url}/app/#/trash`);
+    await page.locator(`#trash tbody tr[data-record="issue/issue/${assigned.id}"]`).waitFor();
+    expect(await page.locator('#view h1').innerText()).to.equal('Papierkorb');
+    expect(await page.locator('#trash thead th').allInnerTexts()).to.deep.equal(['Ressource', 'Datensatz', 'Gelöscht', 'Durch']);
+    expect(await page.locator(`#trash tbody tr[data-record="issue/issue/${assigned.id}"] button`).allInnerTexts()).to.deep.equal(['Wiederherstellen', 'Endgültig löschen']);
+    expect(errors).to.deep.equal([]);
+    await page.context().close();
+  });
 
   it('names related records, not ids: in the list, the record, the filters and pickers, related lists, and a refused delete', async () => {
     const user = await issueWorker();
@@ -439,7 +544,7 @@ describe('admin app (/app/) in headless Chromium', function () {
     await page.context().close();
   });
 
-  it('has no serious or critical axe-core violation on the dashboard, list, form and record screens', async () => {
+  it('has no serious or critical axe-core violation on the dashboard, list, form, record, history and trash screens', async () => {
     const user = await issueWorker(['audit.view_entry']);
     const { word, assigned } = await trackerWithIssues(user);
     const errors: string[] = [];
@@ -467,6 +572,13 @@ describe('admin app (/app/) in headless Chromium', function () {
     await page.goto(`${suite().service.url}/app/#/r/issue/issue/${assigned.id}`);
     await page.locator('h1', { hasText: `${word} boiler leaks` }).waitFor();
     await audit('record');
+    await page.click('details.record-history summary');
+    await page.locator('table.versions tbody tr').first().waitFor();
+    await audit('record history');
+    expect((await suite().admin.delete(`/api/issue/issue/${assigned.id}`)).status).to.equal(204);
+    await page.goto(`${suite().service.url}/app/#/trash`);
+    await page.locator('#trash tbody tr').first().waitFor();
+    await audit('trash');
     await page.goto(`${suite().service.url}/app/#/tokens`);
     await page.locator('#account:not([hidden])').waitFor();
     await audit('tokens');

@@ -11,6 +11,7 @@ import { defineResource, field } from '../engine/declare/index.js';
 import { defineEngineTable } from '../engine/declare/engine-table.js';
 import { compileEngineTables } from '../engine/registry/compile.js';
 import { loadRegistry } from '../engine/registry/registry.js';
+import { permissionOf } from '../engine/registry/resource.js';
 import { suite } from './support/hooks.js';
 import { created, makeUser, unique } from './support/fixtures.js';
 
@@ -51,8 +52,32 @@ describe('engine tables', () => {
     expect(names('audit')).to.deep.equal(['audit.view_entry']);
     expect(names('webhook/delivery')).to.deep.equal(['webhook.view_delivery']);
     expect(names('webhook/subscription')).to.deep.equal(['webhook.view_subscription', 'webhook.add_subscription', 'webhook.change_subscription', 'webhook.delete_subscription']);
-    for (const t of registry.tables) for (const a of t.actions) expect(registry.permissionNames.has(t.permissions[a]), t.permissions[a]).to.equal(true);
+    for (const t of registry.tables) for (const a of t.actions) if (permissionOf(t, a)) expect(registry.permissionNames.has(t.permissions[a]), t.permissions[a]).to.equal(true);
     expect(registry.permissionNames.has('audit.add_entry')).to.equal(false);
+    // the trash holds the modules' records: it reads and purges (DELETE), under each record's own permissions, and has no name of its own
+    const trash = registry.tables.find((t) => t.key === 'trash')!;
+    expect(trash.actions).to.deep.equal(['view', 'delete']);
+    expect(trash.actions.map((a) => permissionOf(trash, a))).to.deep.equal([undefined, undefined]);
+    expect([...registry.permissionNames].filter((name) => name.startsWith('trash.'))).to.deep.equal([]);
+  });
+
+  it('serve the trash as one: its filters by their own names, pages by offset, and no create or change', async () => {
+    const { admin } = suite();
+    const tracker = await created(admin, '/api/issue/tracker', { title: unique('trash table') });
+    const issue = await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title: unique('trashed') });
+    expect((await admin.delete(`/api/issue/issue/${issue.id}`)).status).to.equal(204);
+    const [entry] = (await admin.get(`/api/trash?resource=issue/issue&record_id=${issue.id}&deleted_after=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`)).body as any[];
+    expect(Object.keys(entry)).to.deep.equal(['id', 'resource', 'record_id', 'deleted_at', 'deleted_by', 'request_id', 'values', 'links']);
+    expect((await admin.get(`/api/trash?deleted_after=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&record_id=${issue.id}`)).body).to.deep.equal([]);
+    expect((await admin.get('/api/trash?deleted_after=yesterday')).status).to.equal(400);
+    expect((await admin.get('/api/trash?limit=1')).headers.get('link')).to.match(/<[^>]*\/api\/trash\?limit=1&offset=1>; rel="next"$/);
+    expect((await admin.get(`/api/trash/${entry.id}?fields=id,record_id`)).body).to.deep.equal({ id: entry.id, record_id: issue.id });
+    for (const method of ['post', 'patch'] as const) expect((await admin[method](method === 'post' ? '/api/trash' : `/api/trash/${entry.id}`, {})).status).to.equal(405);
+    // a user with no view permission of any trashed resource sees an empty trash, not a 403
+    const stranger = await makeUser();
+    expect((await stranger.client.get('/api/trash')).body).to.deep.equal([]);
+    expect((await stranger.client.get(`/api/trash/${entry.id}`)).status).to.equal(404);
+    expect((await stranger.client.delete(`/api/trash/${entry.id}`)).status).to.equal(404);
   });
 
   it('page by the declared page: its size by default, limit up to its most, next by offset', async () => {

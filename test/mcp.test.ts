@@ -151,13 +151,15 @@ describe('MCP server (/mcp)', () => {
     expect((await call(client, 'get_record', { resource: 'bot/chatspace', id: shown.id })).body.id).to.equal(shown.id);
   });
 
-  it('refuses create_record and update_record while MCP_WRITE_ENABLED is unset', async () => {
+  it('refuses create_record, update_record and restore_version while MCP_WRITE_ENABLED is unset', async () => {
     const { admin } = suite();
     const client = await connect(admin.baseUrl, admin.token!);
     const create = await call(client, 'create_record', { resource: 'bot/aimodel', values: { name: unique('m'), provider: 'p', context_window: 1 } });
     expect([create.isError, create.body.status]).to.deep.equal([true, 403]);
     const update = await call(client, 'update_record', { resource: 'bot/aimodel', id: 1, values: { provider: 'p' } });
     expect([update.isError, update.body.status]).to.deep.equal([true, 403]);
+    const restore = await call(client, 'restore_version', { resource: 'bot/aimodel', id: 1, version: 1 });
+    expect([restore.isError, restore.body.status]).to.deep.equal([true, 403]);
   });
 
   describe('with MCP_WRITE_ENABLED=true', () => {
@@ -188,6 +190,19 @@ describe('MCP server (/mcp)', () => {
         const restored = await call(client, 'restore_version', { resource: 'bot/aimodel', id: made.body.id, version: versions[1]!.version });
         expect([restored.isError, restored.body.provider]).to.deep.equal([false, 'mcp']);
         expect((await call(client, 'get_history', { resource: 'bot/aimodel', id: made.body.id })).body).to.have.length(3);
+        // restoring needs the change permission, as the REST restore does: a reader sees the versions and is refused
+        const { body: meta } = await rest.get('/app/metadata.json');
+        const reader = await makeUser({ permissions: [meta.resources['bot/aimodel'].permissions.view] }, { admin: rest, service: svc });
+        const readerClient = await connect(svc.url, reader.token);
+        expect((await call(readerClient, 'get_history', { resource: 'bot/aimodel', id: made.body.id })).body).to.have.length(3);
+        const refusedRestore = await call(readerClient, 'restore_version', { resource: 'bot/aimodel', id: made.body.id, version: versions[1]!.version });
+        const restRestore = await reader.client.post(`/api/bot/aimodel/${made.body.id}/history/${versions[1]!.version}/restore`, {});
+        expect(restRestore.status).to.equal(403);
+        expect([refusedRestore.isError, refusedRestore.body]).to.deep.equal([true, { status: 403, error: restRestore.body }]);
+        // a version that is not the record's: 404, as REST answers
+        const stray = await call(client, 'restore_version', { resource: 'bot/aimodel', id: made.body.id, version: 2147483647 });
+        expect([stray.isError, stray.body.status]).to.deep.equal([true, 404]);
+        expect((await rest.get(`/api/bot/aimodel/${made.body.id}`)).body.provider).to.equal('mcp');
 
         const invalid = { name: '', provider: 'mcp', context_window: 0 };
         const refused = await call(client, 'create_record', { resource: 'bot/aimodel', values: invalid });

@@ -10,7 +10,7 @@ import type { FieldSpec } from '../declare/index.js';
 import type { ResourceService } from '../crud/service.js';
 import { inWords, type Texts, type ViewEntry } from '../describe/view.js';
 import type { Registry } from '../registry/registry.js';
-import type { Action } from '../registry/resource.js';
+import { permissionOf, type Action } from '../registry/resource.js';
 
 export interface FieldMeta {
   name: string;
@@ -74,12 +74,22 @@ export interface ResourceMeta {
   assignees: string[];
   /** Foreign keys of other resources pointing here (a record's related lists, a refused delete's holders). */
   referrers: ReferrerMeta[];
+  /** Declared `trash: true`: a deleted record goes to the trash, whence it can be restored. */
+  trash: boolean;
+}
+
+/** An engine table the app reads (the audit trail, the trash): where, and the permission names of its actions (none for the trash's, whose records' own decide). */
+export interface TableMeta {
+  path: string;
+  permissions: Partial<Record<Action, string>>;
 }
 
 export interface AppMetadata {
   modules: { name: string; label: string; labels: Texts; resources: string[] }[];
   resources: Record<string, ResourceMeta>;
   permissionNames: string[];
+  /** The engine's own tables by key (`audit`, `trash`), so the app names no path or permission of its own. */
+  tables: Record<string, TableMeta>;
 }
 
 /** Lookups offered as controls; `in`, `isnull` and `range` say nothing a form of the others cannot. */
@@ -138,6 +148,7 @@ function resourceMeta({ view }: ResourceService, referrers: ReferrerMeta[]): Res
     fields: view.entries.map(fieldMeta),
     assignees: view.entries.filter((e) => e.kind === 'fk' && e.relation.spec.assignee && filters.some((f) => f.param === e.name)).map((e) => e.name),
     referrers,
+    trash: resource.declaration.trash === true,
   };
 }
 
@@ -150,5 +161,6 @@ export function appMetadata(registry: Registry, services: ReadonlyMap<string, Re
     return { name, label, labels: { en: label, de: declared?.labelDe ?? label }, resources: registry.resources.filter((r) => r.module === name).map((r) => r.key) };
   });
   modules.sort((a, b) => a.label.localeCompare(b.label));
-  return { modules, resources, permissionNames: [...registry.permissionNames].sort() };
+  const tables = Object.fromEntries(registry.tables.map((t) => [t.key, { path: t.path, permissions: Object.fromEntries(t.actions.map((a) => [a, permissionOf(t, a)]).filter(([, name]) => name !== undefined)) }]));
+  return { modules, resources, permissionNames: [...registry.permissionNames].sort(), tables };
 }

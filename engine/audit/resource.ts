@@ -14,6 +14,7 @@ import { field } from '../declare/fields.js';
 import { INT_MAX } from '../fields/values.js';
 import { mayPerform } from '../http/resource-routes.js';
 import type { Resource } from '../registry/resource.js';
+import { literal } from '../storage/declared-triggers.js';
 import { FALSE, frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 
 const id = (description: string) => field.integer({ minimum: 1, maximum: INT_MAX, nullable: false, description, lookups: ['exact'] });
@@ -37,15 +38,20 @@ const before = (e: string): Fragment =>
  */
 export const entryVisible = (r: Resource, user: Principal, e: string): Fragment | null => viewsEveryState(r, user, [now(r, e), left(e), before(e)]);
 
-/** Entries (row `e`) `user` may see: of records they can view now and could view in every state the entry recorded. */
-function visibleEntries(resources: readonly Resource[], user: Principal, e: string): Fragment {
+/**
+ * Rows `e` of a table about the `resources`' records (its `resource` column their key) that `user`
+ * may see: of the resources they may view, where `rule` (null: none) admits the record. The audit
+ * trail's and the trash's.
+ */
+export function rowsOfViewable(resources: readonly Resource[], user: Principal, e: string, rule: (r: Resource) => Fragment | null): Fragment {
   const each = resources
     .filter((r) => mayPerform(user, r.permissions.view))
-    .map((r) => joinFragments([frag(`${e}.resource = ?`, [r.key]), ...[entryVisible(r, user, e)].filter((p) => p !== null)], 'and'));
+    .map((r) => joinFragments([frag(`${e}.resource = ?`, [r.key]), ...[rule(r)].filter((p) => p !== null)], 'and'));
   return each.length ? joinFragments(each, 'or') : FALSE;
 }
 
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+/** Entries (row `e`) `user` may see: of records they can view now and could view in every state the entry recorded. */
+const visibleEntries = (resources: readonly Resource[], user: Principal, e: string): Fragment => rowsOfViewable(resources, user, e, (r) => entryVisible(r, user, e));
 
 /**
  * An entry's `changes` (row `e`) without the recorded columns `user`'s field permissions hide

@@ -6,7 +6,7 @@
  */
 import type { Ajv } from 'ajv';
 import type { Principal } from '../auth/users.js';
-import type { EngineTableWrites } from '../declare/engine-table.js';
+import { writesAll, type EngineTableRemoves, type EngineTableWrites } from '../declare/engine-table.js';
 import type { Knex } from 'knex';
 import { FieldErrorCollector, notFound, preconditionFailed } from '../errors.js';
 import { holds, type Precondition } from '../storage/entity-tag.js';
@@ -22,28 +22,35 @@ export interface RecordWrites {
 }
 
 export class DeclaredWrites implements RecordWrites {
-  private readonly validators: Record<'create' | 'patch', BodyValidator>;
+  private readonly validators: Record<'create' | 'patch', BodyValidator> | undefined;
 
+  /** `writes` that only remove serve DELETE only: the routes offer no create or change (compile.ts). */
   constructor(
     private readonly service: ResourceService,
-    private readonly writes: EngineTableWrites,
+    private readonly writes: EngineTableWrites | EngineTableRemoves,
     ajv: Ajv,
   ) {
-    this.validators = { create: compileBodyValidator(ajv, writes.body('create')), patch: compileBodyValidator(ajv, writes.body('patch')) };
+    this.validators = writesAll(writes) ? { create: compileBodyValidator(ajv, writes.body('create')), patch: compileBodyValidator(ajv, writes.body('patch')) } : undefined;
+  }
+
+  /** The writes that create and change: only a table that declares them serves those routes (compile.ts). */
+  private get all(): EngineTableWrites {
+    return this.writes as EngineTableWrites;
   }
 
   /** The body, when it satisfies the declared schema; a 400 naming every bad field otherwise. */
   private checked(body: unknown, mode: 'create' | 'patch'): Record<string, unknown> {
     const given = expectObject(body);
     const errors = new FieldErrorCollector();
-    for (const [name, messages] of Object.entries(this.validators[mode](given))) for (const m of messages) errors.add(name, m);
+    for (const [name, messages] of Object.entries(this.validators![mode](given))) for (const m of messages) errors.add(name, m);
     errors.throwIfAny();
     return given;
   }
 
   async create(user: Principal, body: unknown): Promise<string> {
+    const writes = this.all;
     const values = this.checked(body, 'create');
-    return this.service.transaction(async (trx) => this.service.fetchVisible(trx, user, await this.writes.create(trx, user, values)));
+    return this.service.transaction(async (trx) => this.service.fetchVisible(trx, user, await writes.create(trx, user, values)));
   }
 
   /** The record `user` sees, its row locked for `trx`; 404 when they cannot see it, 412 when it fails `precondition`. */
@@ -56,7 +63,7 @@ export class DeclaredWrites implements RecordWrites {
   async update(user: Principal, id: number, body: unknown, partial: boolean, precondition?: Precondition): Promise<string> {
     return this.service.transaction(async (trx) => {
       await this.lock(trx, user, id, precondition);
-      await this.writes.update(trx, user, id, this.checked(body, partial ? 'patch' : 'create'));
+      await this.all.update(trx, user, id, this.checked(body, partial ? 'patch' : 'create'));
       return this.service.fetchVisible(trx, user, id);
     });
   }

@@ -217,7 +217,9 @@ export function filtersOf(resource: Resource): Filter[] {
     ['modified', recordBound('modified_before', 'modified', 'lte', 'Modified at or before this date or date-time (inclusive).')],
   ];
   filters.push(...recordFilters.filter(([column]) => has(column)).map(([, filter]) => filter));
-  return filters;
+  // an engine table may name a parameter otherwise (declare/engine-table.ts `params`)
+  const renamed = resource.engineTable?.params ?? {};
+  return filters.map((f) => (renamed[f.param] === undefined ? f : { ...f, param: renamed[f.param]! }));
 }
 
 /** Applies the filters present in `query`; every invalid value is reported under its parameter. */

@@ -38,7 +38,7 @@ import { DeclaredWrites } from '../crud/declared-writes.js';
 import { httpMetrics } from '../metrics/http-metrics.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { Revisions } from '../history/revisions.js';
-import { mountHistory, mountTrash } from '../history/routes.js';
+import { mountHistory, mountTrashRestore } from '../history/routes.js';
 import { Trash } from '../history/trash.js';
 import type { BlobStore } from '../files/blob-store.js';
 import { FileRoutes } from '../files/routes.js';
@@ -131,7 +131,7 @@ export function createApp({
     mountResource(routes, table, idempotent, lists, declared && new DeclaredWrites(table, declared, ajv));
   }
   for (const revisions of histories.values()) mountHistory(routes, revisions);
-  mountTrash(routes, new Trash(db, services, registry.resources));
+  mountTrashRestore(routes, new Trash(db, services, registry.resources));
 
   if (metrics) koa.use(httpMetrics(metrics));
   koa.use(requestLog(log));

@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import type { Principal } from '../auth/users.js';
 import { emptyMap, methodNotAllowed, notFound, permissionDenied } from '../errors.js';
 import type { RecordWrites } from '../crud/declared-writes.js';
-import type { Action, Resource } from '../registry/resource.js';
+import { permissionOf, type Action, type Resource } from '../registry/resource.js';
 import type { ResourceService } from '../crud/service.js';
 import type { Precondition } from '../storage/entity-tag.js';
 import type { ListTurns } from './list-turns.js';
@@ -63,7 +63,8 @@ export function dispatch(service: ResourceService, handlers: Partial<Record<stri
     Object.entries(handlers).map(([method, handler]) => [
       method,
       async (ctx: Context, user: Principal, id: string | undefined, inner?: string) => {
-        if (!mayPerform(user, service.resource.permissions[ACTION_OF[method]!])) throw permissionDenied();
+        const permission = permissionOf(service.resource, ACTION_OF[method]!);
+        if (permission !== undefined && !mayPerform(user, permission)) throw permissionDenied();
         await handler!(ctx, user, id, inner);
       },
     ]),

@@ -1,7 +1,7 @@
 /**
  * `/api/jobs`: the scheduled jobs, read-only: name, schedule (cron, UTC), what it does, its last run
  * (when it began and ended, the outcome, the error of a failed one and which attempt it was) and its
- * next run. Superusers and holders of `job.view_job` read it; run.ts and runner.ts write the rows.
+ * next run. Superusers and holders of its view permission read it; run.ts and runner.ts write the rows.
  */
 import { defineEngineTable } from '../declare/engine-table.js';
 import { field } from '../declare/fields.js';

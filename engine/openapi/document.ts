@@ -43,7 +43,6 @@ function tags(registry: Registry): { name: string; description: string }[] {
     ...moduleTags(registry.resources),
     { name: 'auth', description: 'Sign-in sessions and API tokens.' },
     ...moduleTags(registry.tables),
-    { name: 'trash', description: 'Deleted records of resources with a trash: restore or purge them.' },
     { name: 'schema', description: 'This document and its interactive documentation.' },
     { name: 'mcp', description: 'The Model Context Protocol endpoint for agents.' },
   ];

@@ -1,12 +1,12 @@
-/** The history and recovery endpoints: every resource's revisions and restore, and the trash (engine/history/). */
+/** The history and recovery endpoints: every resource's revisions and restore, and the trash's restore (engine/history/). */
 import { WRITTEN_AT } from '../audit/resource.js';
 import { STORED_RECORD } from './resource-paths.js';
 import type { ResourceService } from '../crud/service.js';
 import { INT_MAX } from '../fields/values.js';
-import { TRASH_PATH } from '../history/trash.js';
+import { TRASH_PATH, TRASH_RULES } from '../history/trash.js';
 import type { SchemaNames } from './resource-schemas.js';
 import { json, responsesOf } from './shared.js';
-import { ref, type Parameter, type Paths, type PathsPart, type Schema } from './types.js';
+import { ref, type Paths, type PathsPart, type Schema } from './types.js';
 
 const id = (description: string): Schema => ({ type: 'integer', minimum: 1, maximum: INT_MAX, description, example: 1 });
 const VALUES: Schema = {
@@ -29,22 +29,6 @@ const schemas: Record<string, Schema> = {
       values: VALUES,
     },
     required: ['version', 'at', 'user', 'action', 'request_id', 'values'],
-    additionalProperties: false,
-  },
-  TrashEntry: {
-    type: 'object',
-    description: 'A deleted record of a resource declared with a trash, until restored or purged.',
-    properties: {
-      id: id('Identifier of the entry.'),
-      resource: { type: 'string', description: 'The resource key, e.g. `issue/issue`.' },
-      record_id: id('Id of the deleted record; a restore gives it back this id.'),
-      deleted_at: { type: 'string', format: 'date-time', description: 'When it was deleted (UTC); purged TRASH_RETENTION_DAYS later.' },
-      deleted_by: { ...id('The user who deleted it; null outside a request.'), nullable: true },
-      request_id: { type: 'string', nullable: true, description: 'The `X-Request-Id` of the deleting request.' },
-      values: { type: 'object', additionalProperties: true, description: 'The served columns of the record as it was deleted.' },
-      links: { type: 'object', additionalProperties: { type: 'array', items: { type: 'integer' } }, description: 'Its many-to-many links by write name (`<name>_ids`).' },
-    },
-    required: ['id', 'resource', 'record_id', 'deleted_at', 'deleted_by', 'request_id', 'values', 'links'],
     additionalProperties: false,
   },
 };
@@ -80,50 +64,18 @@ export function historyPaths(service: ResourceService, names: SchemaNames): Path
   };
 }
 
-const query = (name: string, description: string, schema: Schema): Parameter => ({ name, in: 'query', description, schema });
-
+/** `/api/trash/{id}/restore`, beside the routes the trash has as an engine table (history/resource.ts). */
 export function trashPaths(): PathsPart {
-  const one = { 200: { description: 'The entry.', content: json(ref('schemas', 'TrashEntry')) } };
-  const itemId = [ref('parameters', 'Id')];
-  const rules = "Entries are served to whom holds the record's view permission and whose view rule admits the record as deleted; restore and purge need its delete permission and its change rule too.";
   return {
     schemas,
     paths: {
-      [TRASH_PATH]: {
-        get: {
-          operationId: 'trash_list',
-          summary: 'List the trash',
-          description: `Deleted records of resources with a trash, newest first. ${rules}`,
-          tags: ['trash'],
-          parameters: [
-            query('resource', 'Entries of this resource (`issue/issue`).', { type: 'string' }),
-            query('record_id', 'Entries of this record id.', { type: 'integer', minimum: 1, maximum: INT_MAX }),
-            query('deleted_by', 'Entries deleted by this user.', { type: 'integer', minimum: 1, maximum: INT_MAX }),
-            query('deleted_after', 'Entries deleted at or after this time.', { type: 'string', format: 'date-time' }),
-            query('limit', 'At most this many entries (default 100, at most 1000); `Link` (`rel="next"`) points to the next page.', { type: 'integer', minimum: 1, maximum: 1000 }),
-            query('offset', 'Skip this many entries first.', { type: 'integer', minimum: 0, maximum: 999999999 }),
-          ],
-          responses: responsesOf({ 200: { description: 'The entries.', content: json({ type: 'array', items: ref('schemas', 'TrashEntry') }) } }, ['ValidationFailed', 'NotAuthenticated']),
-        },
-      },
-      [`${TRASH_PATH}/{id}`]: {
-        get: { operationId: 'trash_retrieve', summary: 'One trash entry', description: rules, tags: ['trash'], parameters: itemId, responses: responsesOf(one, READ_ERRORS) },
-        delete: {
-          operationId: 'trash_destroy',
-          summary: 'Purge a trash entry',
-          description: `Deletes the record for good. ${rules}`,
-          tags: ['trash'],
-          parameters: itemId,
-          responses: responsesOf({ 204: { description: 'Purged; no body.' } }, READ_ERRORS),
-        },
-      },
       [`${TRASH_PATH}/{id}/restore`]: {
         post: {
           operationId: 'trash_restore',
           summary: 'Restore a trash entry',
-          description: `Puts the record back with its id and its links (to records that still exist), as its resource serves it. ${rules}`,
+          description: `Puts the record back with its id and its links (to records that still exist), as its resource serves it. ${TRASH_RULES}`,
           tags: ['trash'],
-          parameters: itemId,
+          parameters: [ref('parameters', 'Id')],
           responses: responsesOf({ 200: { description: 'The restored record.', content: json({ type: 'object', additionalProperties: true }) } }, [...READ_ERRORS, 'RestoreConflict']),
         },
       },

@@ -4,7 +4,7 @@
  * Each names the model permission it needs and the error responses it can give.
  */
 import type { ResourceService } from '../crud/service.js';
-import type { Action } from '../registry/resource.js';
+import { permissionOf, type Action } from '../registry/resource.js';
 import { listParameters, shapeParameters } from './list-parameters.js';
 import type { SchemaNames } from './resource-schemas.js';
 import { json, REPLAYED, responsesOf, WRITE_ERRORS } from './shared.js';
@@ -24,14 +24,14 @@ export const STORED_RECORD = 'The record as stored.';
 export function resourcePaths(service: ResourceService, names: SchemaNames): Paths {
   const { resource } = service;
   const op = (action: Action, suffix: string, summary: string, description: string, details: Details): Operation => {
-    const permission = resource.permissions[action];
+    const permission = permissionOf(resource, action);
     return {
       operationId: `${resource.operationPrefix}_${suffix}`,
       summary: `${resource.title}: ${summary}`,
-      description: `${description} Requires the permission \`${permission}\`.`,
+      description: `${description} ${permission === undefined ? resource.engineTable!.permissionsOfRecords : `Requires the permission \`${permission}\`.`}`,
       tags: [resource.module],
       ...details,
-      'x-required-permission': permission,
+      ...(permission === undefined ? {} : { 'x-required-permission': permission }),
     };
   };
   const record = json(ref('schemas', names.read));

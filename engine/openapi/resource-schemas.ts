@@ -8,7 +8,7 @@ import { bodySchema, fieldSchema, referenceDescription } from '../crud/body-sche
 import { INT_MAX } from '../fields/values.js';
 import { documentedValue } from '../crud/examples.js';
 import { typeOf } from '../fields/index.js';
-import type { RecordColumn } from '../declare/engine-table.js';
+import { writesAll, type RecordColumn } from '../declare/engine-table.js';
 import type { StateField } from '../declare/fields.js';
 import type { ResourceView } from '../describe/view.js';
 import type { Field, Resource } from '../registry/resource.js';
@@ -143,7 +143,7 @@ export function readSchema({ resource, entries }: ResourceView): Schema {
 export function requestSchema({ resource, entries }: ResourceView, mode: 'create' | 'patch'): Schema {
   const use = mode === 'create' ? 'Body of create and replace (PUT)' : 'Body of a partial update (PATCH): only the fields sent change';
   const declared = resource.engineTable?.writes;
-  if (declared) return { ...toOpenApi(declared.body(mode)), description: `${use}: ${resource.title}.` };
+  if (declared && writesAll(declared)) return { ...toOpenApi(declared.body(mode)), description: `${use}: ${resource.title}.` };
   const body = bodySchema(resource, mode);
   const schema = toOpenApi({ ...body });
   const properties = schema.properties as Record<string, Schema>;

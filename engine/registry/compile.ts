@@ -1,6 +1,6 @@
 /** Turns declarations into linked resources and checks them, naming the resource and the fix. */
 import type { FieldSpec, ResourceDeclaration, RelationSpec, BatchDeclaration } from '../declare/index.js';
-import type { EngineTableDeclaration } from '../declare/engine-table.js';
+import { writesAll, type EngineTableDeclaration } from '../declare/engine-table.js';
 import {
   ACTIONS,
   type Batch,
@@ -57,7 +57,7 @@ function compileOne(d: ResourceDeclaration, table?: EngineTableDeclaration): Res
   const app = d.permission?.app ?? d.module;
   const columns: Readonly<Record<string, string | undefined>> = table?.columns ?? {};
   // a read-only table's fields are all read-only
-  const fields = Object.entries(d.fields).map(([name, spec]) => compileField(table && !table.writes ? { ...spec, readOnly: true } : spec, name, columns[name]));
+  const fields = Object.entries(d.fields).map(([name, spec]) => compileField(table && !(table.writes && writesAll(table.writes)) ? { ...spec, readOnly: true } : spec, name, columns[name]));
   if (d.attachments) {
     if (fields.some((f) => f.name === ATTACHMENTS)) throw new DeclarationError(key, `field "${ATTACHMENTS}" is added by \`attachments: true\`; rename it.`);
     fields.push(compileField({ type: 'attachments', readOnly: true, nullable: false, description: 'Files attached to the record (upload at `…/attachments`).' }, ATTACHMENTS));
@@ -77,7 +77,7 @@ function compileOne(d: ResourceDeclaration, table?: EngineTableDeclaration): Res
     description: d.description,
     operationPrefix: key.replace(/[/-]/g, '_'),
     permissions: Object.fromEntries(ACTIONS.map((a) => [a, `${app}.${a}_${modelName}`])) as Resource['permissions'],
-    actions: table && !table.writes ? ['view'] : ACTIONS,
+    actions: !table ? ACTIONS : !table.writes ? ['view'] : writesAll(table.writes) ? ACTIONS : ['view', 'delete'],
     recordColumns: table ? (table.recordColumns ?? []) : RECORD_COLUMNS,
     engineTable: table,
     extraPermissions: Object.keys(d.extraPermissions ?? {}).map((codename) => `${app}.${codename}`),

@@ -6,7 +6,8 @@
 import { auditEntries } from '../audit/resource.js';
 import type { EngineTableDeclaration } from '../declare/engine-table.js';
 import { scheduledJobs } from '../jobs/resource.js';
+import { trashEntries } from '../history/resource.js';
 import { webhookDeliveries, webhookSubscriptions } from '../webhooks/resources.js';
 import type { Resource } from './resource.js';
 
-export const engineTables = (modules: readonly Resource[]): EngineTableDeclaration[] => [auditEntries(modules), webhookSubscriptions(modules), webhookDeliveries(modules), scheduledJobs()];
+export const engineTables = (modules: readonly Resource[]): EngineTableDeclaration[] => [auditEntries(modules), webhookSubscriptions(modules), webhookDeliveries(modules), scheduledJobs(), trashEntries(modules)];

@@ -75,8 +75,12 @@ export interface Resource {
   declaration: ResourceDeclaration;
 }
 
+/** The permission `action` on `resource` needs; undefined for a table of the modules' records, whose records' own decide (declare/engine-table.ts). */
+export const permissionOf = (resource: Resource, action: Action): string | undefined =>
+  resource.engineTable?.permissionsOfRecords === undefined ? resource.permissions[action] : undefined;
+
 /** The permission names of the actions `resource` serves. */
-export const permissionNamesOf = (resource: Resource): string[] => [...resource.actions.map((a) => resource.permissions[a]), ...resource.extraPermissions];
+export const permissionNamesOf = (resource: Resource): string[] => [...resource.actions.flatMap((a) => permissionOf(resource, a) ?? []), ...resource.extraPermissions];
 
 export function findField(resource: Resource, name: string): Field | undefined {
   return resource.fields.find((f) => f.name === name);

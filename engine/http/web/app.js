@@ -1,7 +1,7 @@
 // The admin app: sign-in, navigation by module and resource, and the screens, all drawn from
 // /app/metadata.json (the declarations) and the user's permissions from /api/auth/me. Screens live
-// in the URL's hash: `#/` (the dashboard), `#/tokens` (API tokens), `#/r/<resource>` (list),
-// `…/new`, `…/<id>` (a record).
+// in the URL's hash: `#/` (the dashboard), `#/tokens` (API tokens), `#/trash` (deleted records),
+// `#/r/<resource>` (list), `…/new`, `…/<id>` (a record).
 import { api, errorText } from './api.js';
 import { dashboardScreen } from './dashboard.js';
 import { $, h, navTitle, say } from './dom.js';
@@ -9,6 +9,7 @@ import { inLang, t, translatePage } from './i18n.js';
 import { listScreen } from './list.js';
 import { createScreen, recordScreen } from './record.js';
 import { showNewToken, showTokens } from './tokens.js';
+import { mayUseTrash, trashScreen } from './trash.js';
 
 translatePage();
 const meta = await (await fetch('/app/metadata.json')).json();
@@ -22,7 +23,8 @@ const app = {
     return user;
   },
   can: (key, action) => Boolean(user) && user.permissions.includes(meta.resources[key].permissions[action]),
-  mayReadAudit: () => Boolean(user) && user.permissions.includes('audit.view_entry'),
+  /** Whether the user may read the engine table `key` (`audit`), by the permission name the metadata gives. */
+  mayRead: (key) => Boolean(user) && user.permissions.includes(meta.tables[key].permissions.view),
   go(hash, message = '', kind = 'success') {
     flash = message ? { text: message, kind } : null;
     if (location.hash === hash) void render();
@@ -57,7 +59,7 @@ function navigation() {
       });
       return h('li', {}, group);
     });
-  $('#nav-tree').replaceChildren(h('ul', {}, link('#/tokens', t('apiTokens')), groups), wanted && !groups.length ? h('p', { class: 'hint' }, t('noResourceFound')) : '');
+  $('#nav-tree').replaceChildren(h('ul', {}, link('#/tokens', t('apiTokens')), mayUseTrash(app) ? link('#/trash', t('trash')) : null, groups), wanted && !groups.length ? h('p', { class: 'hint' }, t('noResourceFound')) : '');
 }
 
 $('#nav-search').addEventListener('input', navigation);
@@ -76,10 +78,11 @@ function showMenu(open) {
 }
 $('#menu').addEventListener('click', () => showMenu(!$('#nav').classList.contains('open')));
 
-/** The screen the hash names: `{ key, id, creating, query }`, 'tokens', or null for the dashboard. */
+/** The screen the hash names: `{ key, id, creating, query }`, 'tokens', `{ trash, query }`, or null for the dashboard. */
 function route() {
   const [path, search = ''] = location.hash.replace(/^#\/?/, '').split('?');
   if (path === 'tokens') return 'tokens';
+  if (path === 'trash') return { trash: true, query: new URLSearchParams(search) };
   if (!path.startsWith('r/')) return null;
   const parts = path.slice(2).split('/');
   const last = parts.at(-1);
@@ -111,6 +114,7 @@ function asSeen(resource) {
 
 async function screen(r) {
   if (r === null) return dashboardScreen(app);
+  if (r.trash) return trashScreen(r.query, app);
   const resource = asSeen(meta.resources[r.key]);
   if (!resource) return [h('h1', { tabindex: -1 }, t('notFound')), h('p', {}, t('noResource', { key: r.key }))];
   if (!app.can(r.key, 'view')) return [h('h1', { tabindex: -1 }, navTitle(resource)), h('p', { class: 'error' }, t('forbidden'))];
@@ -139,7 +143,8 @@ async function render() {
   const parts = await screen(r);
   // a later navigation has drawn meanwhile
   if (ticket !== drawing) return;
-  $('#view').replaceChildren(...parts);
+  // screens leave out what they do not show as null
+  $('#view').replaceChildren(...parts.filter((p) => p !== null && p !== undefined));
   // which drawing is on show: lets a test wait for the screen a navigation asked for
   $('#view').dataset.drawn = String(ticket);
   $('#view').removeAttribute('aria-busy');

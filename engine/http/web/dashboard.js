@@ -71,7 +71,7 @@ async function recordsOf(app, entries) {
 }
 
 async function changesSection(app) {
-  const res = await api('GET', `/api/audit?limit=${CHANGES_SHOWN}`);
+  const res = await api('GET', `${app.meta.tables.audit.path}?limit=${CHANGES_SHOWN}`);
   const entries = res.status === 200 ? res.data : [];
   const [records, users] = await Promise.all([recordsOf(app, entries), usersById(app, entries.map((e) => e.user))]);
   const row = (e) => {
@@ -85,7 +85,7 @@ async function changesSection(app) {
 
 export async function dashboardScreen(app) {
   const summary = await api('GET', '/app/summary.json');
-  const [assigned, changes] = await Promise.all([assignedSection(app), app.mayReadAudit() ? changesSection(app) : null]);
+  const [assigned, changes] = await Promise.all([assignedSection(app), app.mayRead('audit') ? changesSection(app) : null]);
   return [h('h1', { tabindex: -1 }, t('dashboard')), h('div', { class: 'dashboard-top' }, assigned, changes), countsSection(app, summary.status === 200 ? summary.data : {})];
 }
 

@@ -1,7 +1,7 @@
 // A record's screen (and the create screen): the form built from the declaration, relations named
 // by their records (one request, through `expand`), server validation errors beside their fields,
 // state moves as buttons with the transition history, and the panels and actions registered in
-// record-panels.js (related lists, delete). Actions the user's permissions do not allow are not offered.
+// record-panels.js (related lists, versions, delete). Actions the user's permissions do not allow are not offered.
 import { api, errorText } from './api.js';
 import { choiceShown, choiceText, h, labelOf, recordName, say, shortTitle, shown, titleInSentence, valueShown } from './dom.js';
 import { EMPTY, fieldControl } from './fields.js';
@@ -10,6 +10,8 @@ import { expandOf } from './list.js';
 import { userShown, usersById } from './names.js';
 import { actionsOf, panelsOf, registerAction, registerPanel } from './record-panels.js';
 import { holdersOf } from './related.js';
+// registers the versions panel, after the related lists
+import './history.js';
 
 /** The form's controls for the fields a user may send, and the read-only fields shown beside them. */
 function buildForm(meta, record, app, creating, editable) {
