@@ -22,8 +22,8 @@ import { installTracingHooks, type RequestAttributes } from './hooks.js';
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** The attribute names (`bms.*`: the service's own; `enduser.id`: OpenTelemetry's). */
-export const REQUEST_ID_ATTRIBUTE = 'bms.request_id';
-export const USER_ID_ATTRIBUTE = 'enduser.id';
+const REQUEST_ID_ATTRIBUTE = 'bms.request_id';
+const USER_ID_ATTRIBUTE = 'enduser.id';
 
 export async function startTracing(): Promise<void> {
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
