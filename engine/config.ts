@@ -82,6 +82,8 @@ export interface ServerConfig extends DatabaseConfig {
   metrics?: { port: number };
   /** Scheduled jobs (engine/jobs); unset parts take `DEFAULT_JOBS`. */
   jobs?: Partial<JobSettings>;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT is set: main.ts starts OpenTelemetry tracing (engine/tracing) before the service loads. */
+  tracing?: boolean;
 }
 
 export interface JobSettings {
@@ -233,6 +235,8 @@ const SERVER = {
   METRICS: bool({ default: false, desc: 'true or false' }),
   METRICS_PORT: portNumber({ default: DEFAULT_METRICS_PORT, desc: 'a port number from 0 to 65535 (0: any free port)' }),
   JOBS: bool({ default: DEFAULT_JOBS.run, desc: 'true or false' }),
+  // the OpenTelemetry SDK reads it (and the other OTEL_* variables) itself; checked here so a bad one stops the start
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl({ default: undefined, desc: 'the http or https URL of an OTLP/HTTP receiver, such as http://collector:4318' }),
 };
 const FILES = {
   FILE_STORAGE: s3Url({ default: undefined, desc: 's3://bucket/prefix (unset: local disk under BMS_DATA_DIR/files)' }),
@@ -335,6 +339,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpWriteEnabled: e.MCP_WRITE_ENABLED,
     metrics: e.METRICS ? { port: e.METRICS_PORT } : undefined,
     jobs: { run: e.JOBS },
+    tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined,
     files: { storage: e.FILE_STORAGE, maxBytes: e.FILE_MAX_BYTES, s3Endpoint: e.S3_ENDPOINT, s3Region: e.S3_REGION },
   };
   if (config.secureCookies && !config.trustProxy) {

@@ -18,8 +18,7 @@ import { StartupError } from './startup-error.js';
 import { migrateForService } from './storage/migrate.js';
 import { loadRegistry, type Registry } from './registry/registry.js';
 import { JobRunner } from './jobs/runner.js';
-import { Metrics } from './metrics/metrics.js';
-import { reportToPrimary, serveMetrics, type MetricsServer } from './metrics/server.js';
+import type { MetricsServer } from './metrics/server.js';
 import { createUser } from './auth/users.js';
 import { createToken } from './auth/tokens.js';
 import { PrincipalCache } from './auth/principal-cache.js';
@@ -111,7 +110,8 @@ export async function startService(
   const webhooks = { ...DEFAULT_WEBHOOKS, ...config.webhooks };
   const dispatcher = webhooks.dispatch ? new Dispatcher(db, webhooks, log, registry.resources) : undefined;
   const jobs = new JobRunner(db, registry, { ...DEFAULT_JOBS, ...config.jobs }, log);
-  const metrics = config.metrics && new Metrics({ db, reads, principals, dispatcher, jobs: { waiting: () => jobs.waiting(), runs: () => jobs.counts() } });
+  // prom-client (which loads @opentelemetry/api) only when metrics are on
+  const metrics = config.metrics && new (await import('./metrics/metrics.js')).Metrics({ db, reads, principals, dispatcher, jobs: { waiting: () => jobs.waiting(), runs: () => jobs.counts() } });
   const files = { ...DEFAULT_FILES, ...config.files };
   const app = createApp({
     db,
@@ -140,9 +140,12 @@ export async function startService(
   let metricsServer: MetricsServer | undefined;
   try {
     await listen(server, config);
-    // a cluster's primary serves the workers' metrics summed
-    if (metrics && cluster.isWorker) reportToPrimary(metrics.registry);
-    else if (metrics && config.metrics) metricsServer = await serveMetrics(config.host, config.metrics.port, metrics.registry);
+    if (metrics && config.metrics) {
+      const { reportToPrimary, serveMetrics } = await import('./metrics/server.js');
+      // a cluster's primary serves the workers' metrics summed
+      if (cluster.isWorker) reportToPrimary(metrics.registry);
+      else metricsServer = await serveMetrics(config.host, config.metrics.port, metrics.registry);
+    }
     await jobs.start();
   } catch (err) {
     await jobs.stop();

@@ -2,9 +2,10 @@
  * Field-level permissions (issue 24), driven by the registry: every field or relation of every
  * resource that names a `read` or `write` permission is walked with a user lacking them and one
  * holding them, across list, detail, `fields=`, `expand`, filters, ordering, search, the count and
- * ETag, writes (POST, PATCH, PUT of a GET body), the audit trail and the MCP tools. There is no CSV
- * export to walk yet. The employee's private data is the declared case; its values' checks and
- * normalisation are tested at the end.
+ * ETag, writes (POST, PATCH, PUT of a GET body), the audit trail and the MCP tools; then, on a
+ * service of its own that delivers webhooks and takes MCP writes, webhook payloads and MCP writes.
+ * There is no CSV export to walk yet. The employee's private data is the declared case; its values'
+ * checks and normalisation are tested at the end.
  */
 import { expect } from 'chai';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,9 +17,18 @@ import type { Resource } from '../engine/registry/resource.js';
 import type { Filter } from '../engine/crud/filters.js';
 import type { ResourceService } from '../engine/crud/service.js';
 import { loadRegistry } from '../engine/registry/registry.js';
+import { eventPrefix } from '../engine/audit/capture-triggers.js';
+import { createToken } from '../engine/auth/tokens.js';
+import type { ServerConfig } from '../engine/config.js';
+import { createLogger } from '../engine/log.js';
+import { startService, type RunningService } from '../engine/service.js';
+import { Client } from './support/client.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { makeUser, unique, type TestUser } from './support/fixtures.js';
-import { suite } from './support/hooks.js';
+import { suite, testConfig } from './support/hooks.js';
 import { Samples } from './support/samples.js';
+import { until } from './support/wait.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
 
 type Row = Record<string, any>;
 
@@ -41,18 +51,22 @@ function matching(f: Filter, value: unknown): string | undefined {
   }
 }
 
-async function mcpCall(token: string, name: string, args: Record<string, unknown>): Promise<any> {
+/** A tool's answer from the MCP endpoint of the service at `baseUrl`: its text parsed, and whether it is an error. */
+async function mcpAnswer(baseUrl: string, token: string, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; body: any }> {
   const client = new McpClient({ name: 'field-permissions-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', suite().service.url), { requestInit: { headers: { Authorization: `Token ${token}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), { requestInit: { headers: { Authorization: `Token ${token}` } } }));
   try {
     const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
     const [content] = result.content;
     if (content?.type !== 'text') throw new Error(`tool ${name}: no text content`);
-    return JSON.parse(content.text);
+    return { isError: result.isError === true, body: JSON.parse(content.text) };
   } finally {
     await client.close();
   }
 }
+
+/** A tool's answer from the suite's service. */
+const mcpCall = async (token: string, name: string, args: Record<string, unknown>): Promise<any> => (await mcpAnswer(suite().service.url, token, name, args)).body;
 
 describe('field permissions (every masked field of every resource)', function () {
   this.timeout(300_000);
@@ -280,6 +294,14 @@ describe('field permissions (every masked field of every resource)', function ()
           expect(described.ordering, name).not.to.include(name);
         }
         expect(described.filters.map((f: Row) => f.name)).not.to.include('birth_date_from');
+        // offered for writing only to who may write them: a reader is shown them, not offered them
+        const [read] = await mcpCall(reader.token, 'describe_resources', { resource: key });
+        const entry = (d: any, name: string) => [...d.fields, ...d.relations].find((e: Row) => e.name === name);
+        for (const [name, p] of guarded) {
+          if (!p.write) continue;
+          expect(entry(full, name).writable, name).to.equal(true);
+          if (p.read) expect(entry(read, name).writable, name).to.equal(false);
+        }
         const got = await mcpCall(lacking.token, 'get_record', { resource: key, id: record.id });
         const listed = await mcpCall(lacking.token, 'list_records', { resource: key, filters: { uuid: record.uuid } });
         for (const name of masked()) {
@@ -297,6 +319,93 @@ describe('field permissions (every masked field of every resource)', function ()
           expect(read.properties[name]['x-permission'], name).to.deep.equal(permission);
           if (permission.read) expect(read.required, name).not.to.include(name);
         }
+      });
+    });
+  }
+});
+
+describe('field permissions in webhook payloads and MCP writes (a service of its own that delivers and takes MCP writes)', function () {
+  this.timeout(300_000);
+  let database: TestDatabase;
+  let on: { service: RunningService; admin: Client };
+
+  before(async () => {
+    database = await createTestDatabase();
+    const overrides: Partial<ServerConfig> = { mcpWriteEnabled: true, webhooks: { dispatch: true, allowPrivate: true, pollMs: 50 }, jobs: { run: false } };
+    const service = await startService(testConfig(database, overrides), createLogger('silent'), { quiet: true });
+    const { id } = (await service.db('users').where({ username: 'admin' }).first('id')) as { id: number };
+    on = { service, admin: new Client(service.url, (await createToken(service.db, id, 'field-permissions')).key) };
+  });
+  after(async () => {
+    await on?.service.close();
+    await database?.drop();
+  });
+
+  for (const key of registry.resources.filter(hasFieldPermissions).map((r) => r.key)) {
+    describe(key, () => {
+      const resource = registry.get(key);
+      const guarded = fieldPermissionsOf(resource);
+      const masked = [...guarded].filter(([, p]) => p.read).map(([name]) => name);
+      const names = [...new Set([...guarded.values()].flatMap((p) => [p.read, p.write]).filter((n): n is string => n !== undefined))];
+      const receivers = { lacking: new WebhookReceiver(), holding: new WebhookReceiver() };
+      /** A masked text field a holder may set to any words (the employee's `hr_notes`). */
+      const notes = resource.fields.find((f) => guarded.get(f.name)?.read && guarded.get(f.name)?.write && f.spec.type === 'text')!.name;
+      let lacking: TestUser;
+      let holding: TestUser;
+
+      before(async () => {
+        const base = [...modelPermissions(resource), 'webhook.add_subscription'];
+        lacking = await makeUser({ permissions: base }, on);
+        holding = await makeUser({ permissions: [...base, ...names] }, on);
+        for (const [user, receiver] of [[lacking, receivers.lacking], [holding, receivers.holding]] as const) {
+          const sub = await user.client.post('/api/webhook/subscription', { url: await receiver.start(), events: [`${eventPrefix(resource)}.created`, `${eventPrefix(resource)}.updated`], secret: 'a-secret-of-sixteen-or-more' });
+          expect(sub.status, sub.text).to.equal(201);
+        }
+      });
+      after(async () => {
+        for (const receiver of Object.values(receivers)) await receiver.stop();
+      });
+
+      it('delivers payloads without the masked fields to a subscriber lacking the read permission, with them to a holder', async () => {
+        const record = await new Samples(on.admin).create(resource);
+        const changed = await on.admin.patch(`${resource.path}/${record.id}`, { [notes]: unique('changed notes') });
+        expect(changed.status, changed.text).to.equal(200);
+        for (const event of ['created', 'updated']) {
+          const name = `${eventPrefix(resource)}.${event}`;
+          const payload = (receiver: WebhookReceiver) => until(`${name} at ${receiver === receivers.lacking ? 'lacking' : 'holding'}`, () => receiver.received.find((r) => r.body.event === name && r.body.id === record.id)?.body);
+          const [hidden, shown] = [await payload(receivers.lacking), await payload(receivers.holding)];
+          const served = event === 'created' ? record : changed.body;
+          for (const field of masked) {
+            expect(hidden.data, `${event} ${field}`).not.to.have.property(field);
+            expect(shown.data[field], `${event} ${field}`).to.deep.equal(served[field]);
+          }
+          expect(Object.keys(hidden.data).sort(), event).to.deep.equal(Object.keys(shown.data).filter((k) => !masked.includes(k)).sort());
+        }
+      });
+
+      it('refuses an MCP create or update that sets a masked field without the write permission, writing nothing; a holder writes it', async () => {
+        const record = await new Samples(on.admin).create(resource);
+        const body = await new Samples(on.admin).body(resource);
+        const before = (await on.admin.get(`${resource.path}/${record.id}`)).body;
+        const total = (await on.admin.get(`${resource.path}?count=true&limit=1`)).headers.get('X-Total-Count');
+        const url = on.service.url;
+        const denied = (name: string) => ({ status: 403, error: { detail: `You do not have permission to change "${name}".` } });
+        for (const [name, p] of guarded) {
+          if (!p.write) continue;
+          const create = await mcpAnswer(url, lacking.token, 'create_record', { resource: key, values: body });
+          expect(create.isError, name).to.equal(true);
+          expect(create.body.status, name).to.equal(403);
+          expect(create.body.error.detail, name).to.contain(`"${name}"`);
+          const update = await mcpAnswer(url, lacking.token, 'update_record', { resource: key, id: record.id, values: { [name]: body[name] } });
+          expect([update.isError, update.body], name).to.deep.equal([true, denied(name)]);
+        }
+        expect((await on.admin.get(`${resource.path}/${record.id}`)).body).to.deep.equal(before);
+        expect((await on.admin.get(`${resource.path}?count=true&limit=1`)).headers.get('X-Total-Count')).to.equal(total);
+        // the same write by a holder goes through
+        const words = unique('notes by mcp');
+        const written = await mcpAnswer(url, holding.token, 'update_record', { resource: key, id: record.id, values: { [notes]: words } });
+        expect(written.isError, JSON.stringify(written.body)).to.equal(false);
+        expect((await on.admin.get(`${resource.path}/${record.id}`)).body[notes]).to.equal(words);
       });
     });
   }

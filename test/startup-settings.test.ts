@@ -78,6 +78,10 @@ describe('start-up settings and failures', function () {
       [{ DATABASE_REPLICA_URLS: 'postgres://r1/bms,' }, 'Invalid setting DATABASE_REPLICA_URLS="postgres://r1/bms,": expected PostgreSQL URLs separated by commas.'],
       [{ REPLICA_RETRY_MS: '50' }, 'Invalid setting REPLICA_RETRY_MS="50": expected a whole number of milliseconds from 100 to 3600000.'],
       [
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' },
+        'Invalid setting OTEL_EXPORTER_OTLP_ENDPOINT="collector:4318": expected the http or https URL of an OTLP/HTTP receiver, such as http://collector:4318.',
+      ],
+      [
         { DATABASE_URL: '', BMS_DATA_DIR: '/etc/passwd/data' },
         'Invalid setting BMS_DATA_DIR="/etc/passwd/data": expected a directory this user can write to (/etc/passwd is not), or set DATABASE_URL.',
       ],

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../log.js';
+import { annotateRequest } from '../tracing/hooks.js';
 
 const ACCEPTABLE_ID = /^[\w.:-]{1,128}$/;
 
@@ -17,6 +18,7 @@ export function requestLog(log: Logger) {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      annotateRequest({ requestId: id, userId: ctx.state.user?.id });
       ctx.state.log.info(
         { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, user: ctx.state.user?.id },
         'request',
