@@ -3,7 +3,7 @@
  * through the bulk writer, which holds them to the declaration as the API does. Resources are
  * written after those they reference; references name a row's key or label; a state is reached
  * through declared transitions from an initial state; fields a row does not give are filled from
- * the field types when the declaration requires them (or a rule pairs them). A resource without
+ * the field types (their examples, which keep record rules) when the declaration requires them. A resource without
  * demo rows gets one generated record. Every record carries the remote_key `demo:<resource>:<key>`:
  * a second run adds only the rows not there yet. The same seed gives the same records.
  */
@@ -27,15 +27,20 @@ type Known = Map<string, Map<string, number>>;
 const REMOTE_KEY_PREFIX = 'demo:';
 const remoteKeyOf = (resource: Resource, key: string) => `${REMOTE_KEY_PREFIX}${resource.key}:${key}`.slice(0, 255);
 
-/** The resources ordered so that those a resource references (required ones first) come before it, where no cycle forbids. */
-export function referencedFirst(resources: readonly Resource[]): Resource[] {
+/**
+ * The resources ordered so that those a resource's rows name (and those it requires) come before it;
+ * a resource without rows counts every reference, its generated record fills them all.
+ */
+export function referencedFirst(resources: readonly Resource[], demo: Registry['demo']): Resource[] {
   const ordered: Resource[] = [];
   const seen = new Set<string>();
   const visit = (r: Resource) => {
     if (seen.has(r.key)) return;
     seen.add(r.key);
-    const fks = [...r.foreignKeys].sort((a, b) => Number(b.required) - Number(a.required));
-    for (const target of [...fks.map((fk) => fk.target), ...r.manyToMany.map((m) => m.target)]) if (target !== r) visit(target);
+    const rows = demo.get(r.key);
+    const named = (name: string) => !rows || rows.some((row) => row[name] !== undefined && row[name] !== null);
+    const targets = [...r.foreignKeys.filter((fk) => fk.required || named(fk.name)), ...r.manyToMany.filter((m) => named(m.name))].map((ref) => ref.target);
+    for (const target of targets) if (target !== r) visit(target);
     ordered.push(r);
   };
   resources.forEach(visit);
@@ -92,12 +97,23 @@ class DemoSeed {
     await this.learnUsers();
     let added = 0;
     let present = 0;
-    const resources = referencedFirst(this.registry.resources);
+    const resources = referencedFirst(this.registry.resources, this.registry.demo);
     for (const resource of resources) {
       const rows = this.registry.demo.get(resource.key);
       const existing = await this.existing(resource);
-      const records: NewRecord[] = [];
-      const written: { key: string; row: DemoRow | undefined }[] = [];
+      const writer = new BulkWriter(new ResourceService(resource, this.db, this.ajv, this.registry));
+      let pending: { key: string; row: DemoRow | undefined; record: NewRecord }[] = [];
+      // written in waves: a row naming a row of its own resource (a parent) waits until that one is written
+      const flush = async () => {
+        const ids = await writer.insert(admin, pending.map((p) => p.record)).catch((err: unknown) => {
+          // a demo row the declaration refuses is a mistake in the row: name it in one line
+          if (err instanceof ValidationError) throw new CommandError(`demo data of ${resource.key} refused: ${JSON.stringify(err.errors)}`);
+          throw err;
+        });
+        ids.forEach((id, k) => this.learn(resource, pending[k]!.key, pending[k]!.row, id));
+        added += ids.length;
+        pending = [];
+      };
       for (const [i, row] of (rows ?? [undefined]).entries()) {
         const key = this.keyOf(resource, row, i);
         const id = existing.get(remoteKeyOf(resource, key));
@@ -106,19 +122,19 @@ class DemoSeed {
           present++;
           continue;
         }
-        records.push(this.record(resource, row, key, this.seed * 1000 + i + 1));
-        written.push({ key, row });
+        if (row && pending.length && this.namesUnwritten(resource, row)) await flush();
+        pending.push({ key, row, record: this.record(resource, row, key, this.seed * 1000 + i + 1) });
       }
-      const writer = new BulkWriter(new ResourceService(resource, this.db, this.ajv, this.registry));
-      const ids = await writer.insert(admin, records).catch((err: unknown) => {
-        // a demo row the declaration refuses is a mistake in the row: name it in one line
-        if (err instanceof ValidationError) throw new CommandError(`demo data of ${resource.key} refused: ${JSON.stringify(err.errors)}`);
-        throw err;
-      });
-      ids.forEach((id, k) => this.learn(resource, written[k]!.key, written[k]!.row, id));
-      added += ids.length;
+      await flush();
     }
     return { added, present, resources: resources.length };
+  }
+
+  /** Whether the row names a record of its own resource not written yet. */
+  private namesUnwritten(resource: Resource, row: DemoRow): boolean {
+    const known = this.known.get(resource.key);
+    const own = [...resource.foreignKeys, ...resource.manyToMany].filter((ref) => ref.target === resource);
+    return own.some((ref) => [row[ref.name]].flat().some((name) => typeof name === 'string' && !known?.has(name)));
   }
 
   /** The row's key: declared, else its label, else its position. */
@@ -157,9 +173,10 @@ class DemoSeed {
   /** The record of a declared row (given fields, required ones filled, references resolved) or, without one, a generated record. */
   private record(resource: Resource, row: DemoRow | undefined, key: string, n: number): NewRecord {
     const example = exampleBody(resource, n);
-    const paired = new Set(resource.rules.flatMap((rule) => (rule.kind === 'order' ? [rule.earlier, rule.later] : [rule.start, rule.end])));
     const body: Record<string, unknown> = { remote_key: remoteKeyOf(resource, key) };
     const walks: Record<string, string[]> = {};
+    const unknown = Object.keys(row ?? {}).find((name) => name !== 'key' && !resource.fields.some((f) => f.writable && f.name === name) && ![...resource.foreignKeys, ...resource.manyToMany].some((ref) => ref.name === name));
+    if (unknown) throw new CommandError(`demo row "${key}" of ${resource.key}: "${unknown}" is no writable field or relation.`);
     for (const f of resource.fields) {
       if (!f.writable) continue;
       const given = row?.[f.name];
@@ -169,7 +186,7 @@ class DemoSeed {
         body[f.name] = walk.start;
         walks[f.name] = walk.moves;
       } else if (given !== undefined) body[f.name] = given;
-      else if (!row || f.spec.required || paired.has(f.name)) body[f.name] = textValue(f, n) ?? example[f.name];
+      else if (!row || f.spec.required) body[f.name] = textValue(f, n) ?? example[f.name];
       if (body[f.name] === undefined) delete body[f.name];
     }
     for (const fk of resource.foreignKeys) {

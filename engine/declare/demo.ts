@@ -34,7 +34,7 @@ type DemoReference<S> = S extends { kind: 'fk' } ? string : readonly string[];
 export type DemoRow<F, R> = {
   /** Names the row for references and makes it one record (its remote_key `demo:<resource>:<key>`); default its label, else its position. */
   readonly key?: string;
-} & { readonly [K in keyof F]?: DemoValue<F[K]> | null } & { readonly [K in keyof R]?: DemoReference<R[K]> | null };
+} & { readonly [K in keyof F as F[K] extends { readOnly: true } | { derived: object } ? never : K]?: DemoValue<F[K]> | null } & { readonly [K in keyof R]?: DemoReference<R[K]> | null };
 
 /** A resource's demo rows, as the registry reads them. */
 export interface DemoRows {
