@@ -33,8 +33,10 @@ function commandList(registry: Registry): string {
     ['migrate', 'apply the migrations the database lacks'],
     ['createsuperuser --username U [--password P] [--email E]', `create a superuser; without --password: ${PASSWORD_ENV}, else asked twice at a terminal`],
     ['createtoken --username U [--name N]', 'print a new API token of the user, alone on stdout'],
-    [`seed${seeds}`, 'fill every resource with demo data through the API validation (needs a superuser)'],
-    ['seed --demo [--seed N]', "write the modules' declared demo company (the same N, the same data; a second run adds only what is missing)"],
+    [
+      `seed${seeds} [--demo [--seed N]]`,
+      "fill every resource with demo data through the API validation (needs a superuser); --demo: the modules' declared demo company (the same N, the same data; a second run adds only what is missing)",
+    ],
     ['prune-history', 'purge trash entries older than TRASH_RETENTION_DAYS (30) and audit entries older than AUDIT_RETENTION_DAYS (unset: kept)'],
     ['rotate-field-key', 're-encrypt every encrypted value with FIELD_ENCRYPTION_KEY (the old key in FIELD_ENCRYPTION_PREVIOUS_KEYS)'],
     ['makemigrations [name] [--check] [--allow-drop]', 'write the migration the declarations need; --check: exit 1 if one is needed (no database)'],

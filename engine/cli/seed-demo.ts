@@ -16,7 +16,6 @@ import { recordLabelOf } from '../describe/view.js';
 import { ValidationError } from '../errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { Field, Resource } from '../registry/resource.js';
-import { q } from '../storage/sql.js';
 import { CommandError } from './errors.js';
 import { seedingPrincipal } from './seed.js';
 
