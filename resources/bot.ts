@@ -1,5 +1,5 @@
 /** Bot module (AI assistant): language models, chat spaces, chats, chat entries and context checks. */
-import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'bot', label: 'AI assistant', labelDe: 'KI-Assistent' });
 
@@ -122,3 +122,15 @@ export const contextCheck = defineResource({
 });
 
 export default [aimodel, chatspace, chat, entry, contextCheck];
+
+/** Demo data (`manage seed --demo`): one model and a chat about the handbook. */
+export const demo = [
+  demoRows(aimodel, [{ name: 'Swiss GPT mini', provider: 'swiss-ai', context_window: 32000, is_default: true, active: true }]),
+  demoRows(chatspace, [{ title: 'Qualität', visibility: 'protected', default_model: 'Swiss GPT mini', admins: ['anna.keller'], members: ['eva.schneider'] }]),
+  demoRows(chat, [{ title: 'Fragen zur Qualitätspolitik', chatspace: 'Qualität', aimodel: 'Swiss GPT mini', temperature: '0.20', contributors: ['eva.schneider'] }]),
+  demoRows(entry, [
+    { key: 'frage', chat: 'Fragen zur Qualitätspolitik', role: 'user', content: 'Was verlangt unsere Qualitätspolitik bei Reklamationen?', version: 1 },
+    { key: 'antwort', chat: 'Fragen zur Qualitätspolitik', role: 'assistant', content: 'Jede Reklamation wird innert 48 Stunden bestätigt und mit einer Korrekturmassnahme abgeschlossen.', version: 1, aimodel: 'Swiss GPT mini' },
+  ]),
+  demoRows(contextCheck, [{ key: 'handbuch', aimodel: 'Swiss GPT mini', chat: 'Fragen zur Qualitätspolitik', content: 'Managementhandbuch, Kapitel 1 bis 4', token_count: 5200, fits: true }]),
+];

@@ -1,5 +1,5 @@
 /** Businesscontext module ("Kontext", ISO 9001 §4): interested parties and the internal and external issues of the organisation. */
-import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'businesscontext', label: 'Business context', labelDe: 'Kontext' });
 
@@ -81,3 +81,17 @@ export const issue = defineResource({
 });
 
 export default [interestedparty, issuetype, issue];
+
+/** Demo data (`manage seed --demo`): interested parties and context issues. */
+export const demo = [
+  demoRows(interestedparty, [
+    { name: 'Kunden Medizinaltechnik', description: 'Erwarten rückverfolgbare, fehlerfreie Teile.', interest: 'large', influence: 'large', list_order: 1, processes: ['Aufträge abwickeln'] },
+    { name: 'Mitarbeitende', description: 'Sichere Arbeitsplätze und faire Löhne.', interest: 'large', influence: 'medium', list_order: 2 },
+    { name: 'Gemeinde Winterthur', description: 'Lärmschutz und Arbeitsplätze in der Region.', interest: 'small', influence: 'small', list_order: 3 },
+  ]),
+  demoRows(issuetype, [{ name: 'Markt' }, { name: 'Personal' }]),
+  demoRows(issue, [
+    { title: 'Fachkräftemangel Polymechanik', kind: 'external', type: 'Personal', party: 'Mitarbeitende', list_order: 1 },
+    { title: 'Starker Franken', kind: 'external', type: 'Markt', party: 'Kunden Medizinaltechnik', list_order: 2 },
+  ]),
+];

@@ -1,5 +1,5 @@
 /** Contracts module: contracts filed in folders, their partners, lookups, value flows and partner evaluations. */
-import { archivedField, catalogueFields, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
 
 const CURRENCIES = ['CHF', 'EUR', 'USD'] as const;
 
@@ -184,3 +184,25 @@ export const valueflow = defineResource({
 });
 
 export default [folder, partner, type, periodicity, contract, evaluation, valueflow];
+
+/** Demo data (`manage seed --demo`): suppliers, a lease and a maintenance contract. */
+export const demo = [
+  demoRows(folder, [{ title: 'Lieferanten', admins: ['beat.meier'] }, { title: 'Immobilien', admins: ['beat.meier'] }]),
+  demoRows(partner, [
+    { name: 'Stahl Gerlafingen AG', kind: 'organisation', email: 'verkauf@stahl-beispiel.ch', phone: '+41 32 555 11 22', address: 'Industriestrasse 1\n4563 Gerlafingen' },
+    { name: 'Immobilien Töss GmbH', kind: 'organisation', address: 'Zürcherstrasse 120\n8406 Winterthur' },
+    { name: 'Urs Zimmermann', kind: 'person', email: 'urs.zimmermann@example.ch' },
+  ]),
+  demoRows(type, [{ title: 'Liefervertrag' }, { title: 'Mietvertrag' }, { title: 'Wartungsvertrag' }]),
+  demoRows(periodicity, [{ title: 'Monatlich', months: 1 }, { title: 'Jährlich', months: 12 }]),
+  demoRows(contract, [
+    { title: 'Rahmenvertrag Stahlrohre 2026', folder: 'Lieferanten', partner: 'Stahl Gerlafingen AG', type: 'Liefervertrag', state: 'active', from_date: '2026-01-01', to_date: '2026-12-31', cashflow_type: 'out', amount: '120000.00', currency: 'CHF', responsible_employee: 'daniel.huber', responsible_orgunit: 'Produktion' },
+    { title: 'Mietvertrag Halle Grüze', folder: 'Immobilien', partner: 'Immobilien Töss GmbH', type: 'Mietvertrag', state: 'active', from_date: '2019-04-01', period_of_notice: '6 Monate auf Quartalsende', cashflow_type: 'out', amount: '8500.00', currency: 'CHF', payment_periodicity: 'Monatlich' },
+    { title: 'Wartung Messmaschine', folder: 'Lieferanten', partner: 'Urs Zimmermann', type: 'Wartungsvertrag', state: 'draft', cashflow_type: 'out', amount: '2400.00', currency: 'CHF', payment_periodicity: 'Jährlich' },
+  ]),
+  demoRows(evaluation, [{ partner: 'Stahl Gerlafingen AG', contract: 'Rahmenvertrag Stahlrohre 2026', date: '2026-02-28', rating: 4, quality: 5, reliability: 4, price: 3, comment: 'Termintreue gut, Preise gestiegen.' }]),
+  demoRows(valueflow, [
+    { contract: 'Mietvertrag Halle Grüze', direction: 'out', amount: '8500.00', currency: 'CHF', periodicity: 'Monatlich', start_date: '2019-04-01' },
+    { contract: 'Rahmenvertrag Stahlrohre 2026', direction: 'out', amount: '10000.00', currency: 'CHF', one_off: true, start_date: '2026-01-15', end_date: '2026-01-15' },
+  ]),
+];

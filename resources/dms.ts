@@ -1,5 +1,5 @@
 /** DMS module (document management): a folder tree, document types, and documents with an approval workflow. */
-import { archivedField, catalogueFields, defineBatch, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineBatch, defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
 import { orgunitMember } from './organisation.js';
 
 export const moduleLabel = defineModule({ name: 'dms', label: 'Documents', labelDe: 'Dokumente' });
@@ -198,4 +198,20 @@ export const batches = [
     resultKey: 'deleted',
     description: 'Deletes the documents.',
   }),
+];
+
+/** Demo data (`manage seed --demo`): the management handbook. */
+export const demo = [
+  demoRows(folder, [
+    { title: 'Managementhandbuch', visibility: 'normal', admins: ['anna.keller'], responsible_function: 'Qualitätsmanagement-Beauftragte/r' },
+    { title: 'Arbeitsanweisungen', parent: 'Managementhandbuch', inherit_permissions: true },
+    { title: 'Personalreglemente', visibility: 'protected', admins: ['claudia.brunner'], orgunits: ['Personal'] },
+  ]),
+  demoRows(documenttype, [{ title: 'Richtlinie' }, { title: 'Arbeitsanweisung' }, { title: 'Formular' }]),
+  demoRows(document, [
+    { code: 'RL-001', title: 'Qualitätspolitik', folder: 'Managementhandbuch', documenttype: 'Richtlinie', state: 'approved', revision: 3, owner: 'beat.meier', valid_from: '2026-01-01', review_periodicity: 'yearly', processes: ['Unternehmen führen'] },
+    { code: 'AA-014', title: 'Wareneingangskontrolle', folder: 'Arbeitsanweisungen', documenttype: 'Arbeitsanweisung', state: 'review', revision: 2, owner: 'eva.schneider', processes: ['Wareneingang prüfen'] },
+    { code: 'AA-015', title: 'Reinigung CNC-Fräse', folder: 'Arbeitsanweisungen', documenttype: 'Arbeitsanweisung', state: 'draft', owner: 'reto.gerber' },
+    { code: 'PR-002', title: 'Spesenreglement', folder: 'Personalreglemente', documenttype: 'Richtlinie', state: 'approved', owner: 'claudia.brunner', retention_years: 10 },
+  ]),
 ];

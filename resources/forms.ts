@@ -1,5 +1,5 @@
 /** Forms module (Formulare): folders, templates with sections, questions and choices, and filled-in forms. */
-import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField, type HookContext, type RecordReader } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, demoRows, descriptionField, field, fk, type HookContext, m2m, positionField, type RecordReader, titleField } from '../engine/declare/index.js';
 import { isCalendarDate } from '../engine/fields/values.js';
 
 export const moduleLabel = defineModule({ name: 'forms', label: 'Forms', labelDe: 'Formulare' });
@@ -279,3 +279,28 @@ export const form = defineResource({
 });
 
 export default [folder, template, section, question, choice, form];
+
+/** Demo data (`manage seed --demo`): a safety checklist and a short quiz. */
+export const demo = [
+  demoRows(folder, [{ title: 'Arbeitssicherheit', visibility: 'public', admins: ['daniel.huber'] }, { title: 'Schulungen', visibility: 'protected', admins: ['claudia.brunner'] }]),
+  demoRows(template, [
+    { title: 'Sicherheitsrundgang Produktion', folder: 'Arbeitssicherheit', mode: 'checklist', allow_multiple_submissions: true, labels: ['Kernprozess'] },
+    { title: 'Quiz Qualitätspolitik', folder: 'Schulungen', mode: 'quiz', pass_threshold: 2 },
+  ]),
+  demoRows(section, [{ title: 'Halle Nord', template: 'Sicherheitsrundgang Produktion', order: 1 }]),
+  demoRows(question, [
+    { key: 'notausgang', text: 'Sind alle Notausgänge frei?', type: 'choice', required: true, template: 'Sicherheitsrundgang Produktion', section: 'Halle Nord', order: 1 },
+    { key: 'bemerkungen', text: 'Bemerkungen', type: 'text', template: 'Sicherheitsrundgang Produktion', section: 'Halle Nord', order: 2 },
+    { key: 'kundenzufriedenheit', text: 'Wer ist für die Kundenzufriedenheit verantwortlich?', type: 'choice', template: 'Quiz Qualitätspolitik', points: 2, order: 1 },
+  ]),
+  demoRows(choice, [
+    { key: 'notausgang-ja', label: 'Ja', value: 'ja', question: 'notausgang', order: 1 },
+    { key: 'notausgang-nein', label: 'Nein', value: 'nein', question: 'notausgang', order: 2 },
+    { key: 'kunde-alle', label: 'Alle Mitarbeitenden', value: 'alle', question: 'kundenzufriedenheit', is_correct: true, order: 1 },
+    { key: 'kunde-verkauf', label: 'Nur der Verkauf', value: 'verkauf', question: 'kundenzufriedenheit', order: 2 },
+  ]),
+  demoRows(form, [
+    { key: 'rundgang-reto', template: 'Sicherheitsrundgang Produktion', user: 'reto.gerber' },
+    { key: 'quiz-eva', template: 'Quiz Qualitätspolitik', user: 'eva.schneider' },
+  ]),
+];

@@ -1,5 +1,5 @@
 /** Glossar module (glossary): terms and their definitions. */
-import { archivedField, defineModule, defineResource, field, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, demoRows, field, titleField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'glossar', label: 'Glossary', labelDe: 'Glossar' });
 
@@ -19,3 +19,12 @@ export const entry = defineResource({
 });
 
 export default [entry];
+
+/** Demo data (`manage seed --demo`). */
+export const demo = [
+  demoRows(entry, [
+    { title: 'Korrekturmassnahme', description: 'Massnahme, die die Ursache eines Fehlers beseitigt, damit er nicht wieder auftritt.', synonyms: 'KM, corrective action' },
+    { title: 'Lenkung von Dokumenten', description: 'Wie Dokumente erstellt, geprüft, freigegeben, verteilt und archiviert werden.' },
+    { title: 'Prüfmittel', description: 'Messgerät, das regelmässig kalibriert wird, z. B. Messschieber oder Lehrdorn.', synonyms: 'Messmittel' },
+  ]),
+];

@@ -1,5 +1,5 @@
 /** IMS module (integrated management systems): management systems, asset categories and assets (aspects). */
-import { archivedField, catalogueFields, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'ims', label: 'Management systems', labelDe: 'Managementsysteme' });
 
@@ -91,3 +91,14 @@ export const asset = defineResource({
 });
 
 export default [system, assetcategory, asset];
+
+/** Demo data (`manage seed --demo`): the integrated management system and its assets. */
+export const demo = [
+  demoRows(system, [{ title: 'IMS Alpenblick', admins: ['anna.keller'], standards: ['ISO 9001:2015 Qualitätsmanagementsysteme', 'ISO 45001:2018 Sicherheit und Gesundheit bei der Arbeit'], trackers: ['Qualitätsmeldungen', 'Arbeitssicherheit'] }]),
+  demoRows(assetcategory, [{ title: 'Maschinen', system: 'IMS Alpenblick', order: 1 }, { title: 'Gebäude', system: 'IMS Alpenblick', order: 2 }]),
+  demoRows(asset, [
+    { number: 'M-101', title: 'CNC-Fräse DMG 65', system: 'IMS Alpenblick', categories: ['Maschinen'], location: 'Halle Nord', value: '350000.00', state: 'in_use', owner: 'daniel.huber', influence: 'direct', in_scope: true },
+    { number: 'M-102', title: 'Koordinatenmessmaschine', system: 'IMS Alpenblick', categories: ['Maschinen'], location: 'Messraum', state: 'in_maintenance', owner: 'eva.schneider' },
+    { number: 'G-01', title: 'Halle Grüze', system: 'IMS Alpenblick', categories: ['Gebäude'], state: 'in_use' },
+  ]),
+];

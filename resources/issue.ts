@@ -1,5 +1,5 @@
 /** Issue module (spec 2.2–2.4, 3, 4.3): trackers, their categories, and issues. */
-import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, titleField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'issue', label: 'Issues', labelDe: 'Meldungen' });
 
@@ -132,3 +132,29 @@ export const issue = defineResource({
 });
 
 export default [tracker, category, issue];
+
+/** Demo data (`manage seed --demo`): two trackers, and issues in every state of their workflow. */
+export const demo = [
+  demoRows(tracker, [
+    { title: 'Qualitätsmeldungen', description: 'Abweichungen an Produkten und Prozessen.', state: 'approved', visibility: 'normal', admins: ['anna.keller'], teams: ['Qualitätsmanagement'] },
+    { title: 'Arbeitssicherheit', description: 'Unfälle, Beinaheunfälle und Gefährdungen.', state: 'approved', visibility: 'protected', admins: ['daniel.huber'], teams: ['Mitarbeitende'] },
+    { title: 'Kundenreklamationen', state: 'draft', visibility: 'confidential', admins: ['beat.meier'] },
+  ]),
+  demoRows(category, [
+    { title: 'Produkt:Frästeile', color: 'blue lighten-2', tracker: 'Qualitätsmeldungen' },
+    { title: 'Produkt:Drehteile', color: 'green', tracker: 'Qualitätsmeldungen' },
+    { title: 'Lieferant', color: 'orange', tracker: 'Qualitätsmeldungen' },
+    { title: 'Beinaheunfall', color: 'red darken-1', tracker: 'Arbeitssicherheit' },
+  ]),
+  demoRows(issue, [
+    { title: 'Masshaltigkeit Los 2417 ausserhalb Toleranz', state: 'new', tracker: 'Qualitätsmeldungen', categories: ['Produkt:Frästeile'], deadline: '2026-04-15' },
+    { title: 'Lieferung Aluminiumprofile verspätet', state: 'pending', tracker: 'Qualitätsmeldungen', categories: ['Lieferant'], assigned_user: 'eva.schneider' },
+    { title: 'Gratbildung an Drehteilen', state: 'accepted', tracker: 'Qualitätsmeldungen', categories: ['Produkt:Drehteile'], assigned_user: 'reto.gerber', contributors: ['eva.schneider'] },
+    { title: 'Prüfplan Endkontrolle unvollständig', state: 'active', tracker: 'Qualitätsmeldungen', assigned_user: 'anna.keller', deadline: '2026-03-31' },
+    { title: 'Kühlschmierstoff-Konzentration schwankt', state: 'effectiveness_check', tracker: 'Qualitätsmeldungen', assigned_user: 'daniel.huber' },
+    { title: 'Falsche Etiketten auf Versandkartons', state: 'resolved', tracker: 'Qualitätsmeldungen', assigned_user: 'sandra.frei', categories: ['Lieferant'] },
+    { title: 'Doppelte Meldung Messmaschine', state: 'rejected', tracker: 'Qualitätsmeldungen' },
+    { title: 'Stolperfalle beim Hallentor Nord', state: 'active', tracker: 'Arbeitssicherheit', categories: ['Beinaheunfall'], assigned_user: 'daniel.huber', deadline: '2026-03-20' },
+    { title: 'Schutzbrille fehlt an Schleifplatz 3', state: 'resolved', tracker: 'Arbeitssicherheit', assigned_user: 'reto.gerber' },
+  ]),
+];

@@ -1,5 +1,5 @@
 /** KPI module (Kennzahlen): key performance indicators, their folders and measurements. */
-import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, trafficLightField, visibilityField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, titleField, trafficLightField, visibilityField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'kpi', label: 'Key figures', labelDe: 'Kennzahlen' });
 
@@ -97,3 +97,19 @@ export const measurement = defineResource({
 });
 
 export default [folder, kpi, measurement];
+
+/** Demo data (`manage seed --demo`): key figures of production and quality. */
+export const demo = [
+  demoRows(folder, [{ title: 'Produktion', admins: ['daniel.huber'] }, { title: 'Qualität', admins: ['anna.keller'] }]),
+  demoRows(kpi, [
+    { title: 'Liefertreue', unit: '%', target_value: '95.00', direction: 'higher_is_better', rating: 'orange', folder: 'Produktion', owner: 'daniel.huber', processes: ['Aufträge abwickeln'] },
+    { title: 'Ausschussquote', unit: '%', target_value: '1.50', direction: 'lower_is_better', rating: 'green', folder: 'Qualität', owner: 'anna.keller' },
+    { title: 'Reklamationen pro Monat', unit: 'Anzahl', target_value: '2.00', direction: 'lower_is_better', rating: 'red', folder: 'Qualität', owner: 'eva.schneider' },
+  ]),
+  demoRows(measurement, [
+    { key: 'liefertreue-2026-01', kpi: 'Liefertreue', date: '2026-01-31', value: '93.40', rating: 'orange', trend: 'trending_up' },
+    { key: 'liefertreue-2026-02', kpi: 'Liefertreue', date: '2026-02-28', value: '94.80', rating: 'orange', trend: 'trending_up' },
+    { key: 'ausschuss-2026-02', kpi: 'Ausschussquote', date: '2026-02-28', value: '1.20', rating: 'green', trend: 'trending_flat' },
+    { key: 'reklamationen-2026-02', kpi: 'Reklamationen pro Monat', date: '2026-02-28', value: '4.00', rating: 'red', trend: 'trending_down' },
+  ]),
+];

@@ -1,5 +1,5 @@
 /** Measuringtool module ("Prüfmittel"): test and measuring equipment and its calibration schedule. */
-import { archivedField, defineModule, defineResource, descriptionField, field, fk, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, demoRows, descriptionField, field, fk, titleField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'measuringtool', label: 'Measuring tools', labelDe: 'Prüfmittel' });
 
@@ -29,3 +29,11 @@ export const measuringtool = defineResource({
 });
 
 export default [measuringtool];
+
+/** Demo data (`manage seed --demo`). */
+export const demo = [
+  demoRows(measuringtool, [
+    { title: 'Messschieber digital 150 mm', number: 'PM-001', manufacturer: 'Tesa', serial_number: 'T150-88213', location: 'Halle Nord', calibration_interval: 12, last_calibration: '2025-11-10', next_calibration: '2026-11-10', responsible: 'eva.schneider' },
+    { title: 'Bügelmessschraube 25–50 mm', number: 'PM-002', manufacturer: 'Mitutoyo', location: 'Messraum', calibration_interval: 12, last_calibration: '2025-03-02', next_calibration: '2026-03-02', responsible: 'eva.schneider' },
+  ]),
+];

@@ -1,5 +1,5 @@
 /** OKR module (Kompass): objective systems, their periods, objectives, key results and progress updates. */
-import { defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField, trafficLightField, visibilityField } from '../engine/declare/index.js';
+import { defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, positionField, titleField, trafficLightField, visibilityField } from '../engine/declare/index.js';
 
 // The lifecycle objectives and key results share.
 const goalState = () =>
@@ -144,3 +144,21 @@ export const update = defineResource({
 });
 
 export default [system, period, objective, result, update];
+
+/** Demo data (`manage seed --demo`): the company's compass for 2026. */
+export const demo = [
+  demoRows(system, [{ title: 'Kompass Alpenblick', type: 'okr', vision: 'Präzision aus Winterthur, weltweit gefragt.', owners: ['beat.meier'] }]),
+  demoRows(period, [
+    { title: '2026 H1', system: 'Kompass Alpenblick', start: '2026-01-01', end: '2026-06-30', state: 'in_progress' },
+    { title: '2026 H2', system: 'Kompass Alpenblick', start: '2026-07-01', end: '2026-12-31', state: 'planning' },
+  ]),
+  demoRows(objective, [
+    { title: 'Wir liefern pünktlich', period: '2026 H1', state: 'in_progress', responsible_users: ['daniel.huber'], kpis: ['Liefertreue'] },
+    { title: 'Wir sind zertifiziert', period: '2026 H1', state: 'released', responsible_users: ['anna.keller'] },
+  ]),
+  demoRows(result, [
+    { title: 'Liefertreue von 92 % auf 96 %', objective: 'Wir liefern pünktlich', unit: '%', start_value: '92.00', target_value: '96.00', current_value: '94.80', progress: 70, state: 'in_progress' },
+    { title: 'Alle Kernprozesse freigegeben', objective: 'Wir sind zertifiziert', unit: 'Prozesse', start_value: '0.00', target_value: '6.00', current_value: '2.00', progress: 33, state: 'released' },
+  ]),
+  demoRows(update, [{ result: 'Liefertreue von 92 % auf 96 %', date: '2026-02-28', value: '94.80', progress: 70, rating: 'green', trend: 'positive', comment: 'Neue Feinplanung greift.' }]),
+];

@@ -1,17 +1,18 @@
 /** Organisation module: employees, the units and functions they work in, their employment terms and skills. */
 import {
+  type AccessRule,
   archivedField,
   catalogueFields,
   COUNTRY_CODES,
   defineModule,
   defineResource,
+  demoRows,
   descriptionField,
   field,
   fk,
   guardedFields,
   m2m,
   titleField,
-  type AccessRule,
 } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'organisation', label: 'Organisation', labelDe: 'Organisation' });
@@ -246,3 +247,46 @@ export const orgunitMember: AccessRule = {
 };
 
 export default [mitarbeitende, orgunit, funktionen, membership, salary, skillCategory, skill];
+
+/** Demo data (`manage seed --demo`): Alpenblick Präzision AG, Winterthur. */
+export const demo = [
+  demoRows(funktionen, [
+    { abbreviation: 'GF', title: 'Geschäftsführer/in', responsibility: 'Führt das Unternehmen und verantwortet das Managementsystem.' },
+    { abbreviation: 'QMB', title: 'Qualitätsmanagement-Beauftragte/r', responsibility: 'Pflegt das Managementsystem und begleitet Audits.' },
+    { abbreviation: 'LP', title: 'Leiter/in Produktion', responsibility: 'Plant und steuert die Fertigung.' },
+    { abbreviation: 'HR', title: 'HR-Fachperson', responsibility: 'Betreut Personaladministration und Lohn.' },
+  ]),
+  demoRows(orgunit, [
+    { title: 'Geschäftsleitung', number: '100', state: 'active', email: 'gl@alpenblick.ch', planned_fte: 2 },
+    { title: 'Produktion', number: '200', parent: 'Geschäftsleitung', state: 'active', phone: '+41 52 555 12 00', planned_fte: 14 },
+    { title: 'Qualität', number: '300', parent: 'Geschäftsleitung', state: 'active', planned_fte: 2 },
+    { title: 'Personal', number: '400', parent: 'Geschäftsleitung', state: 'active', staff_position: true, planned_fte: 1 },
+    { title: 'Verkauf Romandie', number: '500', parent: 'Geschäftsleitung', state: 'draft' },
+  ]),
+  demoRows(mitarbeitende, [
+    { key: 'anna.keller', vorname: 'Anna', nachname: 'Keller', email: 'anna.keller@alpenblick.ch', user: 'anna.keller', orgunit: 'Qualität', employment_type: 'intern', entry_date: '2018-04-01', private_city: 'Winterthur', private_zip: '8400', private_country: 'CH' },
+    { key: 'beat.meier', vorname: 'Beat', nachname: 'Meier', email: 'beat.meier@alpenblick.ch', user: 'beat.meier', orgunit: 'Geschäftsleitung', employment_type: 'intern', entry_date: '2012-01-01', private_city: 'Frauenfeld', private_zip: '8500', private_country: 'CH' },
+    { key: 'claudia.brunner', vorname: 'Claudia', nachname: 'Brunner', email: 'claudia.brunner@alpenblick.ch', user: 'claudia.brunner', orgunit: 'Personal', supervisor: 'beat.meier', employment_type: 'intern', entry_date: '2020-08-15' },
+    { key: 'daniel.huber', vorname: 'Daniel', nachname: 'Huber', email: 'daniel.huber@alpenblick.ch', user: 'daniel.huber', orgunit: 'Produktion', supervisor: 'beat.meier', employment_type: 'intern', entry_date: '2016-03-01' },
+    { key: 'eva.schneider', vorname: 'Eva', nachname: 'Schneider', email: 'eva.schneider@alpenblick.ch', user: 'eva.schneider', orgunit: 'Qualität', supervisor: 'anna.keller', employment_type: 'intern', entry_date: '2022-02-01' },
+    { key: 'reto.gerber', vorname: 'Reto', nachname: 'Gerber', email: 'reto.gerber@alpenblick.ch', user: 'reto.gerber', orgunit: 'Produktion', supervisor: 'daniel.huber', employment_type: 'intern', entry_date: '2019-09-01' },
+    { key: 'sandra.frei', vorname: 'Sandra', nachname: 'Frei', email: 'sandra.frei@alpenblick.ch', user: 'sandra.frei', orgunit: 'Produktion', supervisor: 'daniel.huber', employment_type: 'extern', entry_date: '2024-05-01' },
+    { key: 'marco.rossi', vorname: 'Marco', nachname: 'Rossi', user: 'marco.rossi', orgunit: 'Verkauf Romandie', employment_type: 'ehemalig', entry_date: '2015-06-01', exit_date: '2025-12-31', archived: true },
+  ]),
+  demoRows(membership, [
+    { employee: 'beat.meier', orgunit: 'Geschäftsleitung', function: 'Geschäftsführer/in', start: '2012-01-01', degree: 100 },
+    { employee: 'anna.keller', orgunit: 'Qualität', function: 'Qualitätsmanagement-Beauftragte/r', start: '2018-04-01', degree: 80 },
+    { employee: 'daniel.huber', orgunit: 'Produktion', function: 'Leiter/in Produktion', start: '2016-03-01', degree: 100 },
+    { employee: 'claudia.brunner', orgunit: 'Personal', function: 'HR-Fachperson', start: '2020-08-15', degree: 60 },
+  ]),
+  demoRows(salary, [
+    { employee: 'anna.keller', valid_from: '2026-01-01', amount: '7800.00', currency: 'CHF', wage_type: 'monthly', degree: 80, weekly_hours: '33.60', vacation_days: '25.0' },
+    { employee: 'reto.gerber', valid_from: '2026-01-01', amount: '6200.00', currency: 'CHF', wage_type: 'monthly', degree: 100, weekly_hours: '42.00', vacation_days: '25.0' },
+  ]),
+  demoRows(skillCategory, [{ title: 'Fertigung' }, { title: 'Qualitätssicherung' }]),
+  demoRows(skill, [
+    { title: 'CNC-Fräsen', categories: ['Fertigung'] },
+    { title: 'Messtechnik', categories: ['Qualitätssicherung', 'Fertigung'] },
+    { title: 'Interne Audits ISO 9001', categories: ['Qualitätssicherung'] },
+  ]),
+];

@@ -1,5 +1,5 @@
 /** Process module (Prozesse): documented processes and their building blocks. */
-import { archivedField, catalogueFields, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+import { archivedField, catalogueFields, defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'process', label: 'Processes', labelDe: 'Prozesse' });
 
@@ -136,3 +136,33 @@ export const processsteps = defineResource({
 });
 
 export default [periodizitaet, label, hilfsmittelart, hilfsmittel, process, processsteps];
+
+/** Demo data (`manage seed --demo`): the company's process map. */
+export const demo = [
+  demoRows(periodizitaet, [
+    { title: 'Monatlich', interval_months: 1 },
+    { title: 'Quartalsweise', interval_months: 3 },
+    { title: 'Jährlich', interval_months: 12 },
+  ]),
+  demoRows(label, [
+    { title: 'Kernprozess', color: 'blue' },
+    { title: 'Führungsprozess', color: 'deep-purple' },
+    { title: 'Unterstützungsprozess', color: 'grey' },
+  ]),
+  demoRows(hilfsmittelart, [{ title: 'Checkliste' }, { title: 'Vorlage' }, { title: 'Software' }]),
+  demoRows(hilfsmittel, [
+    { number: 'HM-01', title: 'Checkliste Wareneingang', type: 'Checkliste', location: 'Wareneingang', responsible_users: ['eva.schneider'] },
+    { number: 'HM-02', title: 'ERP Abacus', type: 'Software', url: 'https://www.abacus.ch', responsible_users: ['beat.meier'] },
+  ]),
+  demoRows(process, [
+    { number: 'P1', title: 'Unternehmen führen', state: 'approved', owner: 'beat.meier', labels: ['Führungsprozess'], periodicity: 'Jährlich', valid_from: '2026-01-01' },
+    { number: 'P2', title: 'Aufträge abwickeln', state: 'approved', owner: 'daniel.huber', deputy_owner: 'reto.gerber', labels: ['Kernprozess'], tools: ['ERP Abacus'] },
+    { number: 'P2.1', title: 'Wareneingang prüfen', parent: 'Aufträge abwickeln', state: 'review', owner: 'eva.schneider', labels: ['Kernprozess'], tools: ['Checkliste Wareneingang'] },
+    { number: 'P3', title: 'Personal gewinnen und entwickeln', state: 'draft', owner: 'claudia.brunner', labels: ['Unterstützungsprozess'] },
+  ]),
+  demoRows(processsteps, [
+    { number: '1', title: 'Lieferschein mit Bestellung abgleichen', process: 'Wareneingang prüfen', order: 1, responsible_user: 'eva.schneider' },
+    { number: '2', title: 'Stichprobe messen', process: 'Wareneingang prüfen', order: 2, tools: ['Checkliste Wareneingang'] },
+    { number: '1', title: 'Auftrag im ERP erfassen', process: 'Aufträge abwickeln', order: 1, tools: ['ERP Abacus'] },
+  ]),
+];

@@ -1,5 +1,5 @@
 /** Projects module: projects with their phases, milestones and tasks (time-budget lines). */
-import { defineModule, defineResource, descriptionField, field, fk, m2m, titleField, trafficLightField } from '../engine/declare/index.js';
+import { defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, titleField, trafficLightField } from '../engine/declare/index.js';
 
 const RATING_DESCRIPTION = 'Traffic-light rating: green (on track), orange (at risk) or red (off track).';
 
@@ -167,3 +167,28 @@ export const task = defineResource({
 });
 
 export default [project, phase, milestone, task];
+
+/** Demo data (`manage seed --demo`): two projects with phases, milestones and tasks. */
+export const demo = [
+  demoRows(project, [
+    { number: 'PRJ-2026-01', title: 'Einführung ISO 9001:2015', state: 'active', rating: 'green', lead: 'anna.keller', lead_orgunit: 'Qualität', start: '2026-01-12', end: '2026-10-30', admins: ['anna.keller'], team_members: ['eva.schneider', 'beat.meier'], personnel_effort: '420.0' },
+    { number: 'PRJ-2026-02', title: 'Neue 5-Achs-Fräse', state: 'approved', rating: 'orange', lead: 'daniel.huber', lead_orgunit: 'Produktion', start: '2026-04-01', end: '2026-09-30', investment_value: '480000.00', team_members: ['reto.gerber', 'sandra.frei'] },
+    { number: 'PRJ-2025-07', title: 'Umzug Lager', state: 'finished', rating: 'green', lead: 'daniel.huber', start: '2025-06-01', end: '2025-08-31' },
+  ]),
+  demoRows(phase, [
+    { title: 'Analyse', project: 'Einführung ISO 9001:2015', start: '2026-01-12', end: '2026-03-31' },
+    { title: 'Umsetzung', project: 'Einführung ISO 9001:2015', start: '2026-04-01', end: '2026-08-31' },
+    { title: 'Zertifizierung', project: 'Einführung ISO 9001:2015', start: '2026-09-01', end: '2026-10-30' },
+  ]),
+  demoRows(milestone, [
+    { title: 'Prozesslandkarte freigegeben', project: 'Einführung ISO 9001:2015', date: '2026-03-31', reached: true, rating: 'green' },
+    { title: 'Zertifizierungsaudit', project: 'Einführung ISO 9001:2015', date: '2026-10-20' },
+    { title: 'Maschine abgenommen', project: 'Neue 5-Achs-Fräse', date: '2026-09-15', rating: 'orange' },
+  ]),
+  demoRows(task, [
+    { title: 'Prozesse aufnehmen', project: 'Einführung ISO 9001:2015', phase: 'Analyse', state: 'closed', priority: 'high', assignee: 'anna.keller', estimated_hours: '40.0' },
+    { title: 'Dokumentenlenkung einrichten', project: 'Einführung ISO 9001:2015', phase: 'Umsetzung', state: 'active', priority: 'normal', assignee: 'eva.schneider', due_date: '2026-05-29' },
+    { title: 'Offerten einholen', project: 'Neue 5-Achs-Fräse', state: 'active', priority: 'urgent', assignee: 'daniel.huber', due_date: '2026-04-17' },
+    { title: 'Fundament planen', project: 'Neue 5-Achs-Fräse', state: 'draft', priority: 'low', assignee: 'reto.gerber' },
+  ]),
+];

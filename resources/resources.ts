@@ -1,5 +1,5 @@
 /** Resources module: bookable resources (rooms, vehicles, equipment) and their allocations. */
-import { archivedField, defineModule, defineResource, descriptionField, field, fk, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, demoRows, descriptionField, field, fk, titleField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'resources', label: 'Bookable resources', labelDe: 'Ressourcen' });
 
@@ -50,3 +50,15 @@ export const allocations = defineResource({
 });
 
 export default [resources, allocations];
+
+/** Demo data (`manage seed --demo`): a meeting room and a van, booked. */
+export const demo = [
+  demoRows(resources, [
+    { title: 'Sitzungszimmer Säntis', kind: 'room', capacity: 10, location: '1. OG', responsible: 'claudia.brunner' },
+    { title: 'Lieferwagen ZH 123 456', kind: 'vehicle', capacity: 3, location: 'Parkplatz Ost', responsible: 'daniel.huber' },
+  ]),
+  demoRows(allocations, [
+    { title: 'Qualitätszirkel', resource: 'Sitzungszimmer Säntis', user: 'anna.keller', start: '2026-03-18T08:00:00.000Z', end: '2026-03-18T09:30:00.000Z' },
+    { title: 'Auslieferung Bülach', resource: 'Lieferwagen ZH 123 456', user: 'reto.gerber', start: '2026-03-19T06:30:00.000Z', end: '2026-03-19T11:00:00.000Z' },
+  ]),
+];

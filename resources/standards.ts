@@ -1,5 +1,5 @@
 /** Standards module: norms (e.g. ISO 9001), their categories and their chapters with compliance ratings. */
-import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'standards', label: 'Standards', labelDe: 'Normen' });
 
@@ -60,3 +60,17 @@ export const chapter = defineResource({
 });
 
 export default [category, standard, chapter];
+
+/** Demo data (`manage seed --demo`): ISO 9001 and ISO 45001, a few chapters. */
+export const demo = [
+  demoRows(category, [{ title: 'Qualität', order: 1 }, { title: 'Arbeitssicherheit', order: 2 }]),
+  demoRows(standard, [
+    { abbreviation: 'ISO 9001', title: 'ISO 9001:2015 Qualitätsmanagementsysteme', valid_from: '2015-09-15', categories: ['Qualität'] },
+    { abbreviation: 'ISO 45001', title: 'ISO 45001:2018 Sicherheit und Gesundheit bei der Arbeit', valid_from: '2018-03-12', categories: ['Arbeitssicherheit'] },
+  ]),
+  demoRows(chapter, [
+    { number: '4', title: 'Kontext der Organisation', standard: 'ISO 9001:2015 Qualitätsmanagementsysteme', order: 4, fulfilment_required: true, compliance: 80 },
+    { number: '4.1', title: 'Verstehen der Organisation und ihres Kontextes', parent: 'Kontext der Organisation', standard: 'ISO 9001:2015 Qualitätsmanagementsysteme', order: 1, compliance: 90, processes: ['Unternehmen führen'] },
+    { number: '8.4', title: 'Steuerung von extern bereitgestellten Prozessen, Produkten und Dienstleistungen', standard: 'ISO 9001:2015 Qualitätsmanagementsysteme', order: 8, compliance: 60, processes: ['Wareneingang prüfen'] },
+  ]),
+];

@@ -1,5 +1,5 @@
 /** Stream module ("News & Events"): news channels, their posts, events and event participants. */
-import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, titleField, visibilityField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'stream', label: 'News & events', labelDe: 'News & Events' });
 
@@ -151,3 +151,23 @@ export const participant = defineResource({
 });
 
 export default [stream, messages, event, participant];
+
+/** Demo data (`manage seed --demo`): company news and the summer party. */
+export const demo = [
+  demoRows(stream, [
+    { title: 'Alpenblick intern', visibility: 'normal', subscription_mode: 'mandatory_for_targeted', allow_comments: true, allow_likes: true, admins: ['beat.meier'], groups: ['Mitarbeitende'] },
+    { title: 'Qualität aktuell', visibility: 'protected', subscription_mode: 'opt_in', admins: ['anna.keller'], team_members: ['eva.schneider'] },
+  ]),
+  demoRows(messages, [
+    { title: 'Willkommen, Sandra Frei!', text: 'Sandra verstärkt seit Mai die Produktion als Polymechanikerin.', stream: 'Alpenblick intern', publish_at: '2026-03-02T07:00:00.000Z' },
+    { title: 'Neue Qualitätspolitik freigegeben', text: 'Die Qualitätspolitik 2026 ist im Managementhandbuch abgelegt.', stream: 'Qualität aktuell', publish_at: '2026-03-05T07:00:00.000Z' },
+  ]),
+  demoRows(event, [
+    { title: 'Sommerfest 2026', text: 'Grillplausch mit Familien auf dem Firmenareal.', stream: 'Alpenblick intern', start: '2026-06-26T15:00:00.000Z', end: '2026-06-26T21:00:00.000Z', publish_at: '2026-04-01T06:00:00.000Z', registration_deadline: '2026-06-12T22:00:00.000Z', location: 'Firmenareal Grüze, Winterthur', self_registration: true, admins: ['claudia.brunner'] },
+  ]),
+  demoRows(participant, [
+    { key: 'sommerfest-anna', event: 'Sommerfest 2026', user: 'anna.keller', status: 'accepted' },
+    { key: 'sommerfest-reto', event: 'Sommerfest 2026', user: 'reto.gerber', status: 'invited' },
+    { key: 'sommerfest-daniel', event: 'Sommerfest 2026', user: 'daniel.huber', status: 'declined' },
+  ]),
+];

@@ -1,5 +1,5 @@
 /** SWOT module ("IKS", internal control system): estimates of strengths, weaknesses, opportunities and threats, measures and their controls. */
-import { defineModule, defineResource, descriptionField, field, fk, m2m, titleField } from '../engine/declare/index.js';
+import { defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, titleField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'swot', label: 'Internal control (SWOT)', labelDe: 'IKS (SWOT)' });
 
@@ -117,3 +117,14 @@ export const control = defineResource({
 });
 
 export default [estimate, measure, control];
+
+/** Demo data (`manage seed --demo`): risks and chances with their measures. */
+export const demo = [
+  demoRows(estimate, [
+    { number: 'R-01', kind: 'threat', title: 'Ausfall Hauptlieferant Stahl', probability: 2, impact: 4, status: 'in_progress', recorded_by: 'beat.meier', processes: ['Aufträge abwickeln'], recorded_on: '2026-01-20' },
+    { number: 'C-01', kind: 'opportunity', title: 'Medizinaltechnik als neues Marktsegment', probability: 3, impact: 3, status: 'active', recorded_by: 'beat.meier' },
+    { number: 'S-01', kind: 'strength', title: 'Erfahrene Polymechaniker', probability: 4, impact: 3, status: 'accepted' },
+  ]),
+  demoRows(measure, [{ title: 'Zweitlieferant qualifizieren', estimate: 'Ausfall Hauptlieferant Stahl', deadline: '2026-06-30', status: 'running', responsible_person: 'daniel.huber', controlling_person: 'anna.keller' }]),
+  demoRows(control, [{ key: 'zweitlieferant-q1', measure: 'Zweitlieferant qualifizieren', date: '2026-03-31', status: 'in_progress', control_person: 'anna.keller', comment: 'Zwei Offerten liegen vor.' }]),
+];

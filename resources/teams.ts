@@ -1,5 +1,5 @@
 /** Teams module: spaces with kanban boards (lists, cards, labels) and meetings with agenda items. */
-import { archivedField, defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
+import { archivedField, defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, positionField, titleField } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'teams', label: 'Teams', labelDe: 'Teams' });
 
@@ -199,3 +199,31 @@ export const meetingitem = defineResource({
 });
 
 export default [space, board, list, label, card, meeting, meetingitem];
+
+/** Demo data (`manage seed --demo`): the quality team's space, a kanban board and a meeting. */
+export const demo = [
+  demoRows(space, [
+    { title: 'Qualitätsteam', visibility: 'protected', members: ['anna.keller', 'eva.schneider', 'reto.gerber'], admins: ['anna.keller'] },
+    { title: 'Geschäftsleitung', visibility: 'protected', members: ['beat.meier', 'daniel.huber'], admins: ['beat.meier'] },
+  ]),
+  demoRows(board, [{ title: 'Massnahmen Q2', space: 'Qualitätsteam', display_mode: 'kanban', status: 'in_progress', project: 'Einführung ISO 9001:2015' }]),
+  demoRows(list, [
+    { title: 'Offen', board: 'Massnahmen Q2', target_state: 'new', position: 1 },
+    { title: 'In Arbeit', board: 'Massnahmen Q2', target_state: 'doing', position: 2 },
+    { title: 'Erledigt', board: 'Massnahmen Q2', target_state: 'done', position: 3 },
+  ]),
+  demoRows(label, [
+    { title: 'Audit', color: 'purple', board: 'Massnahmen Q2' },
+    { title: 'Dringend', color: 'red', board: 'Massnahmen Q2' },
+  ]),
+  demoRows(card, [
+    { title: 'Prüfmittelliste aktualisieren', list: 'Offen', state: 'new', labels: ['Audit'], assignees: ['eva.schneider'], position: 1 },
+    { title: 'Schulung Dokumentenlenkung', list: 'In Arbeit', state: 'doing', assignees: ['anna.keller'], deadline: '2026-04-30', position: 1 },
+    { title: 'Kalibrierung Messschieber', list: 'Erledigt', state: 'done', labels: ['Dringend'], assignees: ['reto.gerber'], position: 1 },
+  ]),
+  demoRows(meeting, [{ title: 'Qualitätszirkel März', number: 'QZ-2026-03', space: 'Qualitätsteam', start: '2026-03-18T08:00:00.000Z', end: '2026-03-18T09:30:00.000Z', location: 'Sitzungszimmer Säntis', status: 'prepared', participants: ['anna.keller', 'eva.schneider', 'reto.gerber'] }]),
+  demoRows(meetingitem, [
+    { title: 'Offene Meldungen', number: '1', meeting: 'Qualitätszirkel März', owner: 'anna.keller', list_order: 1, cards: ['Prüfmittelliste aktualisieren'] },
+    { title: 'Kundenaudit vorbereiten', number: '2', meeting: 'Qualitätszirkel März', owner: 'eva.schneider', list_order: 2, decision: 'Audit findet am 22. April statt.' },
+  ]),
+];

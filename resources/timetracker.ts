@@ -1,5 +1,5 @@
 /** Timetracker module: recorded work times, absences and the monthly closing of each employee. */
-import { defineModule, defineResource, descriptionField, field, fk } from '../engine/declare/index.js';
+import { defineModule, defineResource, demoRows, descriptionField, field, fk } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'timetracker', label: 'Time tracking', labelDe: 'Zeiterfassung' });
 
@@ -104,3 +104,21 @@ export const monthlyclosing = defineResource({
 });
 
 export default [worktime, absence, monthlyclosing];
+
+/** Demo data (`manage seed --demo`): a few days of work, absences and a closed month. */
+export const demo = [
+  demoRows(worktime, [
+    { employee: 'anna.keller', date: '2026-03-02', start_time: '07:30:00', end_time: '16:30:00', break_minutes: 45, project: 'Einführung ISO 9001:2015', task: 'Prozesse aufnehmen', description: 'Workshop Prozesslandkarte' },
+    { employee: 'reto.gerber', date: '2026-03-02', start_time: '06:00:00', end_time: '14:45:00', break_minutes: 30, issue: 'Gratbildung an Drehteilen' },
+    { employee: 'eva.schneider', date: '2026-03-03', start_time: '08:00:00', end_time: '12:00:00', card: 'Prüfmittelliste aktualisieren' },
+  ]),
+  demoRows(absence, [
+    { employee: 'beat.meier', type: 'vacation', start_date: '2026-07-13', end_date: '2026-07-31', state: 'approved' },
+    { employee: 'reto.gerber', type: 'military', start_date: '2026-05-04', end_date: '2026-05-22', state: 'in_review' },
+    { employee: 'sandra.frei', type: 'sick', start_date: '2026-03-09', end_date: '2026-03-10', day_part: 'full_day', state: 'planned' },
+  ]),
+  demoRows(monthlyclosing, [
+    { employee: 'anna.keller', year: 2026, month: 1, state: 'closed', worked_hours: '148.50', target_hours: '147.00', closed_by: 'claudia.brunner' },
+    { employee: 'anna.keller', year: 2026, month: 2, state: 'open' },
+  ]),
+];

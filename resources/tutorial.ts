@@ -1,5 +1,5 @@
 /** Tutorial module ("Wissen", knowledge): folders of courses, their lessons and sections, and learners' progress. */
-import { defineModule, defineResource, descriptionField, field, fk, m2m, positionField, titleField, visibilityField } from '../engine/declare/index.js';
+import { defineModule, defineResource, demoRows, descriptionField, field, fk, m2m, positionField, titleField, visibilityField } from '../engine/declare/index.js';
 
 // Approval workflow shared by folders, courses and lessons (catalogue: draft, in review, approved, expired, archived).
 const approvalState = () =>
@@ -193,3 +193,29 @@ export const lessonProgress = defineResource({
 });
 
 export default [folder, course, lesson, section, enrollment, lessonProgress];
+
+/** Demo data (`manage seed --demo`): onboarding course with lessons and enrolments. */
+export const demo = [
+  demoRows(folder, [{ title: 'Einführung', state: 'approved', admins: ['claudia.brunner'] }]),
+  demoRows(course, [
+    { title: 'Onboarding Produktion', folder: 'Einführung', mode: 'training', state: 'approved', admins: ['daniel.huber'], labels: ['Kernprozess'] },
+    { title: 'Handbuch Arbeitssicherheit', folder: 'Einführung', mode: 'manual', state: 'draft' },
+  ]),
+  demoRows(lesson, [
+    { title: 'Rundgang und Sicherheit', course: 'Onboarding Produktion', state: 'approved', order: 1 },
+    { title: 'Unsere Maschinen', course: 'Onboarding Produktion', state: 'approved', order: 2 },
+    { title: 'CNC-Fräse bedienen', parent: 'Unsere Maschinen', course: 'Onboarding Produktion', state: 'review', order: 1 },
+  ]),
+  demoRows(section, [
+    { title: 'Willkommen', type: 'text', text: 'Schön, dass du da bist! In dieser Lektion lernst du die Halle kennen.', lesson: 'Rundgang und Sicherheit', order: 1 },
+    { title: 'Video Notausgänge', type: 'video', url: 'https://example.ch/videos/notausgaenge', lesson: 'Rundgang und Sicherheit', order: 2 },
+  ]),
+  demoRows(enrollment, [
+    { key: 'onboarding-sandra', course: 'Onboarding Produktion', user: 'sandra.frei', state: 'in_progress', start_date: '2026-05-04', deadline: '2026-06-30' },
+    { key: 'onboarding-reto', course: 'Onboarding Produktion', user: 'reto.gerber', state: 'completed', start_date: '2019-09-02', completion_date: '2019-09-30' },
+  ]),
+  demoRows(lessonProgress, [
+    { key: 'sandra-rundgang', lesson: 'Rundgang und Sicherheit', user: 'sandra.frei', percent: 100, completed: true, status: 'completed', completed_at: '2026-05-04T14:00:00.000Z' },
+    { key: 'sandra-maschinen', lesson: 'Unsere Maschinen', user: 'sandra.frei', percent: 40, status: 'in_progress' },
+  ]),
+];

@@ -1,5 +1,5 @@
 /** Users and groups (`/api/user`, `/api/customgroup`): who signs in, and which permissions they hold. */
-import { defineModule, defineResource, field, m2m } from '../engine/declare/index.js';
+import { defineModule, defineResource, demoRows, field, m2m } from '../engine/declare/index.js';
 
 export const moduleLabel = defineModule({ name: 'users', label: 'Users and groups', labelDe: 'Benutzer und Gruppen' });
 
@@ -59,3 +59,23 @@ export const customgroup = defineResource({
 });
 
 export default [user, customgroup];
+
+/** Demo data (`manage seed --demo`): the company's people and their groups. They have no password: set one to sign in as them. */
+export const demo = [
+  demoRows(customgroup, [
+    { name: 'Qualitätsmanagement', permissions: ['issues.view_tracker', 'issues.view_issue', 'issues.add_issue', 'issues.change_issue', 'dms.view_document', 'process.view_process'] },
+    { name: 'Mitarbeitende', permissions: ['issues.view_issue', 'issues.add_issue', 'glossar.view_entry', 'stream.view_messages', 'stream.view_event'] },
+    { name: 'Personalabteilung', permissions: ['organisation.view_mitarbeitende', 'organisation.change_mitarbeitende', 'organisation.view_orgunit', 'timetracker.view_absence', 'timetracker.change_absence'] },
+    { name: 'Projektleitung', permissions: ['projects.view_project', 'projects.change_project', 'projects.view_task', 'projects.add_task', 'projects.change_task'] },
+  ]),
+  demoRows(user, [
+    { username: 'anna.keller', first_name: 'Anna', last_name: 'Keller', email: 'anna.keller@alpenblick.ch', groups: ['Qualitätsmanagement', 'Mitarbeitende'] },
+    { username: 'beat.meier', first_name: 'Beat', last_name: 'Meier', email: 'beat.meier@alpenblick.ch', groups: ['Mitarbeitende', 'Projektleitung'] },
+    { username: 'claudia.brunner', first_name: 'Claudia', last_name: 'Brunner', email: 'claudia.brunner@alpenblick.ch', groups: ['Personalabteilung', 'Mitarbeitende'] },
+    { username: 'daniel.huber', first_name: 'Daniel', last_name: 'Huber', email: 'daniel.huber@alpenblick.ch', groups: ['Mitarbeitende'] },
+    { username: 'eva.schneider', first_name: 'Eva', last_name: 'Schneider', email: 'eva.schneider@alpenblick.ch', groups: ['Mitarbeitende', 'Qualitätsmanagement'] },
+    { username: 'reto.gerber', first_name: 'Reto', last_name: 'Gerber', email: 'reto.gerber@alpenblick.ch', groups: ['Mitarbeitende'] },
+    { username: 'sandra.frei', first_name: 'Sandra', last_name: 'Frei', email: 'sandra.frei@alpenblick.ch', groups: ['Mitarbeitende', 'Projektleitung'] },
+    { username: 'marco.rossi', first_name: 'Marco', last_name: 'Rossi', email: 'marco.rossi@alpenblick.ch', is_active: false, groups: ['Mitarbeitende'] },
+  ]),
+];

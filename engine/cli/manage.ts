@@ -17,6 +17,7 @@ import { loadRegistry, type Registry } from '../registry/registry.js';
 import { StartupError } from '../startup-error.js';
 import { rotateFieldKeys, setUpFieldKeys } from '../storage/field-keys.js';
 import { seed, seedOptions } from './seed.js';
+import { seedDemo } from './seed-demo.js';
 import { makemigrations } from './makemigrations.js';
 import { runJobNow } from './run-job.js';
 import { CommandError, UsageError } from './errors.js';
@@ -32,7 +33,10 @@ function commandList(registry: Registry): string {
     ['migrate', 'apply the migrations the database lacks'],
     ['createsuperuser --username U [--password P] [--email E]', `create a superuser; without --password: ${PASSWORD_ENV}, else asked twice at a terminal`],
     ['createtoken --username U [--name N]', 'print a new API token of the user, alone on stdout'],
-    [`seed${seeds}`, 'fill every resource with demo data through the API validation (needs a superuser)'],
+    [
+      `seed${seeds} [--demo [--seed N]]`,
+      "fill every resource with demo data through the API validation (needs a superuser); --demo: the modules' declared demo company (the same N, the same data; a second run adds only what is missing)",
+    ],
     ['prune-history', 'purge trash entries older than TRASH_RETENTION_DAYS (30) and audit entries older than AUDIT_RETENTION_DAYS (unset: kept)'],
     ['rotate-field-key', 're-encrypt every encrypted value with FIELD_ENCRYPTION_KEY (the old key in FIELD_ENCRYPTION_PREVIOUS_KEYS)'],
     ['makemigrations [name] [--check] [--allow-drop]', 'write the migration the declarations need; --check: exit 1 if one is needed (no database)'],
@@ -87,14 +91,18 @@ async function main(argv: string[], registry: Registry): Promise<number> {
   if (command === 'makemigrations') return makemigrations(rest, registry);
   if (command === 'run-job') return runJobNow(rest, registry);
   const seeds = seedOptions(registry);
+  // the one flag among string options, so taken out before they are parsed
+  const withoutDemo = rest.filter((arg) => arg !== '--demo');
+  const demo = withoutDemo.length < rest.length;
   const { values } = parseArgs({
-    args: attachDashedNumbers(rest, new Set(seeds.keys())),
+    args: attachDashedNumbers(withoutDemo, new Set([...seeds.keys(), 'seed'])),
     options: {
       username: { type: 'string' },
       password: { type: 'string' },
       email: { type: 'string' },
       name: { type: 'string' },
       'grace-minutes': { type: 'string' },
+      seed: { type: 'string' },
       ...Object.fromEntries([...seeds.keys()].map((option) => [option, { type: 'string' as const }])),
     },
   }) as { values: Record<string, string | undefined> };
@@ -134,6 +142,18 @@ async function main(argv: string[], registry: Registry): Promise<number> {
         return 0;
       }
       case 'seed': {
+        if (demo || values.seed !== undefined) {
+          const given = [...seeds.keys()].find((option) => values[option] !== undefined);
+          if (!demo) throw new UsageError('--seed N chooses the demo data: use it with --demo.');
+          if (given) throw new UsageError(`--${given} counts generated records; --demo writes the declared demo data: use one or the other.`);
+          const raw = values.seed ?? '1';
+          if (!/^\d{1,9}$/.test(raw)) throw new UsageError(`--seed takes a whole number (0 or more), not "${raw}".`);
+          useKeys();
+          const conn = await open();
+          await migrateLatest(conn);
+          await seedDemo(conn, registry, Number(raw));
+          return 0;
+        }
         const counts = new Map<string, number>();
         for (const option of seeds.keys()) {
           const raw = values[option];

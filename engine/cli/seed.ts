@@ -114,12 +114,17 @@ function demoRecord(resource: Resource, n: number, pools: ReadonlyMap<string, nu
   return { body, walks: walksOf(resource, body, n) };
 }
 
-export async function seed(db: Knex, registry: Registry, counts: ReadonlyMap<string, number>): Promise<void> {
+/** The first active superuser, whom seeded records name as their creator. */
+export async function seedingPrincipal(db: Knex): Promise<Principal> {
   const adminRow = (await db('users').where({ is_superuser: true, is_active: true }).orderBy('id').first('id', 'username')) as
     | { id: number; username: string }
     | undefined;
   if (!adminRow) throw new CommandError('seed needs a superuser: run createsuperuser first.');
-  const admin: Principal = { id: adminRow.id, username: adminRow.username, isSuperuser: true, permissions: new Set(), groupIds: [] };
+  return { id: adminRow.id, username: adminRow.username, isSuperuser: true, permissions: new Set(), groupIds: [] };
+}
+
+export async function seed(db: Knex, registry: Registry, counts: ReadonlyMap<string, number>): Promise<void> {
+  const admin = await seedingPrincipal(db);
   const ajv = createAjv();
   // ids of the records seeded so far, per resource: foreign keys and links pick from them
   const pools = new Map<string, number[]>([['user', [admin.id]]]);

@@ -125,9 +125,14 @@ export interface ResourceDeclaration<
   readonly trash?: boolean;
 }
 
+declare const declaredTypes: unique symbol;
+
+/** A declaration that still knows its fields and relations, for what is typed by them (declare/demo.ts); never set. */
+export type DeclaredResource<F, R> = ResourceDeclaration & { readonly [declaredTypes]?: { fields: F; relations: R } };
+
 export function defineResource<
   const F extends Record<string, FieldSpec>,
   const R extends Record<string, RelationSpec> = Record<never, RelationSpec>,
->(declaration: ResourceDeclaration<F, R>): ResourceDeclaration {
-  return declaration as unknown as ResourceDeclaration;
+>(declaration: ResourceDeclaration<F, R>): DeclaredResource<F, R> {
+  return declaration as unknown as DeclaredResource<F, R>;
 }

@@ -134,7 +134,8 @@ function withPermission<E extends ViewEntry>(entry: E, spec: { read?: string; wr
   return { ...entry, permission: { ...(spec.read && { read: spec.read }), ...(spec.write && { write: spec.write }) } };
 }
 
-function recordLabelOf(resource: Resource): string | null {
+/** The field that names a record: declared, else the first of LABEL_FIELDS it has. */
+export function recordLabelOf(resource: Resource): string | null {
   const declared = resource.declaration.recordLabel;
   if (declared !== undefined) return declared;
   return LABEL_FIELDS.find((name) => resource.fields.some((f) => f.name === name && f.readable)) ?? null;

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { BatchDeclaration, ModuleDeclaration, ResourceDeclaration } from '../declare/index.js';
+import type { BatchDeclaration, DemoRows, ModuleDeclaration, ResourceDeclaration } from '../declare/index.js';
 import { compileBatches, compileDeclarations, compileEngineTables } from './compile.js';
 import { engineTables } from './engine-tables.js';
 import { permissionNamesOf, type Batch, type Resource } from './resource.js';
@@ -13,6 +13,8 @@ export interface Declarations {
   batches: BatchDeclaration[];
   /** The modules that declare their names (`moduleLabel` exports). */
   modules?: ModuleDeclaration[];
+  /** The modules' demo rows (`demo` exports), for `manage seed --demo`. */
+  demo?: DemoRows[];
 }
 
 export class Registry {
@@ -28,6 +30,8 @@ export class Registry {
   readonly permissionNames: ReadonlySet<string>;
   /** Module name → its declaration, for the modules that have one. */
   readonly modules: ReadonlyMap<string, ModuleDeclaration>;
+  /** Resource key → its declared demo rows (declare/demo.ts), for the resources that have some. */
+  readonly demo: ReadonlyMap<string, readonly Readonly<Record<string, unknown>>[]>;
 
   constructor(declarations: Declarations) {
     this.resources = compileDeclarations(declarations.resources);
@@ -36,6 +40,7 @@ export class Registry {
       if (!this.resources.some((r) => r.module === name)) throw new Error(`Module "${name}" is declared but no resource belongs to it.`);
     }
     this.byKey = new Map(this.resources.map((r) => [r.key, r]));
+    this.demo = demoByKey(this.resources, declarations.demo ?? []);
     this.batches = compileBatches(declarations.batches, this.byKey);
     this.redirects = this.resources.flatMap((r) => (r.declaration.deprecatedPaths ?? []).map((old) => [old, r.path] as const));
     for (const [old] of this.redirects) {
@@ -53,6 +58,17 @@ export class Registry {
   }
 }
 
+/** The demo rows by the key of the resource they belong to; rows of a resource not declared are a mistake. */
+function demoByKey(resources: readonly Resource[], demo: readonly DemoRows[]): Map<string, readonly Readonly<Record<string, unknown>>[]> {
+  const byKey = new Map<string, Readonly<Record<string, unknown>>[]>();
+  for (const { resource, rows } of demo) {
+    const r = resources.find((x) => x.declaration === resource);
+    if (!r) throw new Error(`Demo rows of "${resource.module}/${resource.name}": the resource is not among the declared ones (export it in the module's default array).`);
+    byKey.set(r.key, [...(byKey.get(r.key) ?? []), ...rows]);
+  }
+  return byKey;
+}
+
 const resourcesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../resources');
 
 /**
@@ -61,13 +77,19 @@ const resourcesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
  */
 export async function loadDeclarations(dir = resourcesDir): Promise<Declarations> {
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.js')).sort();
-  const declarations: Required<Declarations> = { resources: [], batches: [], modules: [] };
+  const declarations: Required<Declarations> = { resources: [], batches: [], modules: [], demo: [] };
   for (const file of files) {
-    const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as { default?: ResourceDeclaration[]; batches?: BatchDeclaration[]; moduleLabel?: ModuleDeclaration };
+    const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as {
+      default?: ResourceDeclaration[];
+      batches?: BatchDeclaration[];
+      moduleLabel?: ModuleDeclaration;
+      demo?: DemoRows[];
+    };
     if (!Array.isArray(mod.default)) throw new Error(`resources/${file} must export default an array of declarations.`);
     declarations.resources.push(...mod.default);
     declarations.batches.push(...(mod.batches ?? []));
     if (mod.moduleLabel) declarations.modules.push(mod.moduleLabel);
+    declarations.demo.push(...(mod.demo ?? []));
   }
   return declarations;
 }
