@@ -345,7 +345,7 @@ describe('statements of a batch action', () => {
   };
 
   for (const who of ['a superuser', 'a user with the model permissions'] as const) {
-    it(`is the same for 1 and 1,000 ids: move, archive and delete, as ${who}`, async function () {
+    it(`is one statement for 1 and for 1,000 ids: move, archive and delete, as ${who}`, async function () {
       this.timeout(120_000);
       const client =
         who === 'a superuser'
@@ -360,9 +360,10 @@ describe('statements of a batch action', () => {
       ] as const) {
         const small = await batchStatements(client, path, { document_ids: one, ...extra });
         const large = await batchStatements(client, path, { document_ids: many, ...extra });
-        expect(large.length, `${path}\n${large.join('\n')}`).to.equal(small.length);
-        // the checks, the write, BEGIN and COMMIT; nothing per record
-        expect(small.length, `${path}\n${small.join('\n')}`).to.be.at.most(7);
+        // the locks, every record's checks and the write in one statement; an update of documents (an
+        // order rule, compared in the process over the records as served) between BEGIN and COMMIT
+        const statement = answer === 'deleted' ? ['the statement'] : ['BEGIN;', 'the statement', 'COMMIT;'];
+        for (const sql of [small, large]) expect(sql.map((q) => (/^with /i.test(q) ? 'the statement' : q)), `${path}\n${sql.join('\n')}`).to.deep.equal(statement);
         if (answer !== 'deleted') {
           const rows = await suite().service.db('dms_document').whereIn('id', many).select('folder_id', 'archived');
           expect(rows.every((r) => r.folder_id === target.id && r.archived === (answer === 'archived'))).to.equal(true);

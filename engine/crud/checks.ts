@@ -8,18 +8,16 @@ import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
 import type { FieldErrorCollector } from '../errors.js';
 import type { RecordRule } from '../declare/index.js';
-import { findField, type Field, type ForeignKeyRef, type ManyToManyRef, type Resource } from '../registry/resource.js';
-import { q } from '../storage/sql.js';
-import { typeOf } from '../fields/index.js';
+import { type ForeignKeyRef, type ManyToManyRef, type Resource } from '../registry/resource.js';
 import { overlaps } from '../write/no-overlap.js';
-import { outOfOrder } from '../write/order.js';
+import { checkOrder } from '../write/order.js';
 import { missingReference } from '../write/reference.js';
 import { strayLink } from '../write/shared-parent.js';
-import { badMove, badStart } from '../write/state.js';
-import { ownAncestor } from '../write/tree.js';
+import { checkStates } from '../write/state.js';
+import { closesCycle, ownAncestor } from '../write/tree.js';
+import { rowsOf, uniqueIds, type Row } from './rows.js';
 import type { Values } from './body.js';
 
-export type Row = Record<string, unknown>;
 
 export interface CheckContext {
   trx: Knex.Transaction;
@@ -56,11 +54,6 @@ async function checkForeignKey(c: CheckContext, resource: Resource, fk: ForeignK
   }
 }
 
-/** SQL: whether record `id` is `parent` or one of its ancestors up the tree key `fk`, so `parent` cannot become its parent (both SQL expressions). */
-export function closesCycle(resource: Resource, fk: ForeignKeyRef, parent: string, id: string): string {
-  const [table, column] = [q(resource.table), q(fk.column)];
-  return `exists (with recursive up(id, parent) as (select id, ${column} from ${table} where id = ${parent} union select p.id, p.${column} from ${table} p join up on p.id = up.parent) select 1 from up where id = ${id})`;
-}
 
 async function checkManyToMany(c: CheckContext, resource: Resource, m: ManyToManyRef, ids: number[], values: Values): Promise<void> {
   const same = m.spec.sameParent;
@@ -89,9 +82,6 @@ async function linkedIds(c: CheckContext, m: ManyToManyRef): Promise<number[]> {
   return (await c.trx(m.spec.table).where(m.spec.sourceColumn, c.existing.id as number).orderBy(m.spec.targetColumn).pluck(m.spec.targetColumn)) as number[];
 }
 
-export function uniqueIds(value: unknown): number[] {
-  return [...new Set(value as number[])];
-}
 
 export async function checkReferences(c: CheckContext, resource: Resource, values: Values): Promise<void> {
   for (const fk of resource.foreignKeys) {
@@ -110,37 +100,7 @@ export async function checkReferences(c: CheckContext, resource: Resource, value
   }
 }
 
-/** State moves: on create only initial states; on update only declared transitions. */
-export function checkStates(c: Pick<CheckContext, 'errors' | 'existing'>, resource: Resource, values: Values): { field: Field; from: string | null; to: string }[] {
-  const moves: { field: Field; from: string | null; to: string }[] = [];
-  for (const f of resource.fields) {
-    const s = f.spec;
-    if (s.type !== 'state') continue;
-    if (c.errors.has(f.name)) continue;
-    if (!c.existing) {
-      const to = (values[f.name] as string | undefined) ?? s.default;
-      if (!s.initial.includes(to)) c.errors.add(f.name, badStart(s, { to }));
-      else moves.push({ field: f, from: null, to });
-      continue;
-    }
-    const from = c.existing[f.name] as string;
-    const to = values[f.name] as string | undefined;
-    if (to === undefined || to === from || c.errors.has(f.name)) continue;
-    if (!(s.transitions[from] ?? []).includes(to)) c.errors.add(f.name, badMove({ from, to }));
-    else moves.push({ field: f, from, to });
-  }
-  return moves;
-}
 
-/** A value as its field's type compares it (a rule names declared fields only). */
-const comparable = (field: Field | undefined, v: unknown): number | string => (field ? typeOf(field.spec).compare(v) : String(v));
-
-/** Needs no database: bulk writes check it per record too. */
-export function checkOrder(c: Pick<CheckContext, 'errors' | 'existing'>, resource: Resource, rule: RuleOf<'order'>, values: Values): void {
-  const [a, b] = [nextValue(c, values, rule.earlier, rule.earlier), nextValue(c, values, rule.later, rule.later)];
-  if (a == null || b == null || c.errors.has(rule.earlier) || c.errors.has(rule.later)) return;
-  if (comparable(findField(resource, rule.later), b) < comparable(findField(resource, rule.earlier), a)) c.errors.add(rule.later, outOfOrder(rule));
-}
 
 async function checkNoOverlap(c: CheckContext, resource: Resource, rule: RuleOf<'noOverlap'>, values: Values): Promise<void> {
   const fk = resource.foreignKeys.find((r) => r.name === rule.scope)!;
@@ -166,7 +126,6 @@ export async function checkRules(c: CheckContext, resource: Resource, values: Va
   }
 }
 
-export function rowsOf(result: unknown): Row[] {
-  return ((result as { rows?: Row[] }).rows ?? []) as Row[];
-}
 
+
+export { checkOrder, checkStates, closesCycle, rowsOf, uniqueIds, type Row };

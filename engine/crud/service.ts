@@ -25,8 +25,8 @@ import { holds, type Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { textPieces } from '../storage/text-pieces.js';
-import { isObject, normaliseBody, type Validated, type Values } from './body.js';
-import { updateAll } from './batch-update.js';
+import { isObject, normaliseBody, type Validated } from './body.js';
+import { BatchStatement, type BatchInput } from './batch-statement.js';
 import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
 import { filtersOf, type Filter } from './filters.js';
 import { WriteHooks, type Write } from './hooks.js';
@@ -70,6 +70,8 @@ export class ResourceService {
   private readonly credentials: string[];
   /** Writes in one statement, where the declaration allows; the check path answers the rest. */
   readonly statements: StatementWrites;
+  /** Batch actions in one statement. */
+  private readonly batches: BatchStatement;
   /** What the process checks around a non-superuser's statement, in its transaction: escalation (privileges.ts), access a record carries (grants.ts). */
   private readonly guards: { privileges: boolean; grants: boolean };
   /** `noOverlap` rules: their scope records are locked before the statement, in its transaction. */
@@ -97,6 +99,7 @@ export class ResourceService {
     this.validators = compileValidators(ajv, resource);
     this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
     this.statements = new StatementWrites(resource, registry.resources, listing.checksOnly);
+    this.batches = new BatchStatement(resource);
     this.guards = { privileges: guardsRights(resource), grants: carriesAccess(registry.resources, resource) };
     this.scoped = resource.rules.some((r) => r.kind === 'noOverlap');
     this.hooked = resource.declaration.hooks !== undefined;
@@ -224,27 +227,47 @@ export class ResourceService {
   }
 
   /**
-   * Sets the same `values` on `rows` (locked, visible and changeable): a constant number of
-   * statements where nothing is checked in the process (batch-update.ts), else each record's own write.
+   * A batch action (batch.ts) over `input.ids`: one statement (batch-statement.ts) where nothing is
+   * checked in the process; else, in one transaction, the statement's 400s and 403 first, then each
+   * record's own write as update and destroy make it. Answers the number of records written.
    */
-  async changeAll(trx: Knex.Transaction, user: Principal, rows: readonly Row[], values: Values): Promise<void> {
+  async batch(user: Principal, input: BatchInput): Promise<number> {
     const { privileges, grants } = this.guarded(user);
-    if (this.statements.path === 'statement' && !privileges && !grants && !this.scoped && !this.hooked && !this.credentials.some((name) => name in values)) return updateAll(trx, this.resource, user, rows, values);
-    for (const row of rows) await this.write(user, { values, errors: new FieldErrorCollector() }, row, trx, 'update');
+    const credentials = this.credentials.some((name) => name in input.values);
+    const checked = input.deleting ? privileges || this.hooked : privileges || grants || this.scoped || this.hooked || credentials;
+    if (!checked) return (await this.batches.run(this.db, user, input, { write: true, rules: true, served: false })).length;
+    const label = input.deleting ? `${this.resource.name} records` : undefined;
+    return this.transaction(async (trx) => {
+      const rows = await this.batches.run(trx, user, input, { write: false, rules: false, served: input.deleting });
+      if (!input.deleting) {
+        for (const { id } of rows) await this.updateIn(trx, user, id as number, { values: { ...input.values }, errors: new FieldErrorCollector() }, 'update');
+        return rows.length;
+      }
+      for (const row of rows) await checkPrivileges(this.privileges(trx, user), this.resource, {}, row);
+      if (!this.hooked) return (await this.batches.run(trx, user, input, { write: true, rules: true, served: false })).length;
+      // a protect key's 409 comes before the hooks
+      await this.batches.run(trx, user, input, { write: false, rules: true, served: false });
+      const hooks = rows.map((before) => this.hooks({ trx, operation: 'delete', principal: user, values: {}, before, errors: new FieldErrorCollector() }));
+      for (const h of hooks) {
+        await h.validate();
+        await h.beforeWrite();
+      }
+      await this.batches.run(trx, user, input, { write: true, rules: true, served: false });
+      for (const [i, h] of hooks.entries()) await h.afterWrite(rows[i]!.id as number);
+      return rows.length;
+    }, label);
   }
 
-  /** Deletes `rows` (locked, visible and changeable) after their privileges, `protect` references and hooks allow it; batch deletes call it too. */
-  async remove(trx: Knex.Transaction, user: Principal, rows: readonly Row[]): Promise<void> {
-    const ids = rows.map((r) => r.id as number);
-    for (const row of rows) await checkPrivileges(this.privileges(trx, user), this.resource, {}, row);
-    await refuseIfProtected(trx, this.resource, ids);
-    const hooks = rows.map((before) => this.hooks({ trx, operation: 'delete', principal: user, values: {}, before, errors: new FieldErrorCollector() }));
-    for (const h of hooks) {
-      await h.validate();
-      await h.beforeWrite();
-    }
-    await trx(this.resource.table).whereIn('id', ids).delete();
-    for (const [i, h] of hooks.entries()) await h.afterWrite(ids[i]!);
+  /** The check path's delete of `row` (locked, visible and changeable) after its privileges, `protect` references and hooks allow it. */
+  private async remove(trx: Knex.Transaction, user: Principal, row: Row): Promise<void> {
+    const id = row.id as number;
+    await checkPrivileges(this.privileges(trx, user), this.resource, {}, row);
+    await refuseIfProtected(trx, this.resource, [id]);
+    const hooks = this.hooks({ trx, operation: 'delete', principal: user, values: {}, before: row, errors: new FieldErrorCollector() });
+    await hooks.validate();
+    await hooks.beforeWrite();
+    await trx(this.resource.table).where('id', id).delete();
+    await hooks.afterWrite(id);
   }
 
   /** Runs `work` in one transaction as the request's actor (audit/actor.ts), database failures mapped to API errors (`deleting` names what a delete removes). */
@@ -326,27 +349,28 @@ export class ResourceService {
     const input = checked ?? this.validate(body, mode);
     const credentials = this.credentials.some((name) => name in input.values);
     if (!privileges && !grants && !credentials && !this.scoped && !this.hooked) return this.asServed(user, await this.statements.update(this.db, user, id, input, precondition));
-    return this.asServed(
-      user,
-      await this.transaction(async (trx) => {
-        const existing = privileges || this.hooked ? await this.statements.lockServed(trx, user, id, precondition) : undefined;
-        if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, existing);
-        const hooks = await this.hooksBefore(trx, user, input, partial ? 'update' : 'replace', existing);
-        if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, id, input.values);
-        const json = await this.statements.update(trx, user, id, input, precondition);
-        if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, false);
-        if (credentials) await endSessions(trx, id, user.sessionId);
-        return this.hooksAfter(trx, hooks, id, json);
-      }),
-    );
+    return this.asServed(user, await this.transaction((trx) => this.updateIn(trx, user, id, input, partial ? 'update' : 'replace', precondition)));
   }
 
+  /** An update with the process's checks around its statement, in `trx`: the record's JSON. */
+  private async updateIn(trx: Knex.Transaction, user: Principal, id: number, input: Validated, operation: 'update' | 'replace', precondition?: Precondition): Promise<string> {
+    const { privileges, grants } = this.guarded(user);
+    const credentials = this.credentials.some((name) => name in input.values);
+    const existing = privileges || this.hooked ? await this.statements.lockServed(trx, user, id, precondition) : undefined;
+    if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, existing);
+    const hooks = await this.hooksBefore(trx, user, input, operation, existing);
+    if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, id, input.values);
+    const json = await this.statements.update(trx, user, id, input, precondition);
+    if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, false);
+    if (credentials) await endSessions(trx, id, user.sessionId);
+    return this.hooksAfter(trx, hooks, id, json);
+  }
 
   /** One statement, as create; a non-superuser's delete of a record that may hold rights is checked for escalation first. */
   async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
     precondition = await unmaskedPrecondition(this.db, this.resource, user, id, precondition);
     const label = `${this.resource.name} ${id}`;
-    if (this.statements.path === 'checks') return this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id, precondition)]), label);
+    if (this.statements.path === 'checks') return this.transaction(async (trx) => this.remove(trx, user, await this.lockForChange(trx, user, id, precondition)), label);
     const { privileges } = this.guarded(user);
     if (!privileges && !this.hooked) return this.statements.delete(this.db, user, id, precondition);
     return this.transaction(async (trx) => {

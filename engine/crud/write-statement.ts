@@ -26,6 +26,7 @@ import { entityTagSql, type Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, joinFragments, q, TRUE, type Fragment } from '../storage/sql.js';
 import { overlaps, overlapSql, type Overlap } from '../write/no-overlap.js';
+import { straysSql } from '../write/shared-parent.js';
 import { stillReferenced, stillReferencedSql, type StillReferenced } from '../write/protect.js';
 import type { Validated, Values } from './body.js';
 import { checkOrder, checkStates, closesCycle, rowsOf, uniqueIds, type Row } from './checks.js';
@@ -33,8 +34,8 @@ import { rowValues, type Db } from './store.js';
 import { STATEMENT_PARTS, writePathOf, type WritePath } from './write-paths.js';
 
 /** The name of a part of the statement (no declared table is named so, or every resource takes the check path). */
-const part = (name: string): string => `${STATEMENT_PARTS}${name}`;
-const [IN, OLD, V, NEW, REF, DIAG] = [part('in'), part('old'), part('v'), part('new'), part('ref'), part('diag')];
+export const part = (name: string): string => `${STATEMENT_PARTS}${name}`;
+export const [IN, OLD, V, NEW, REF, DIAG] = [part('in'), part('old'), part('v'), part('new'), part('ref'), part('diag')];
 
 interface Link {
   m: ManyToManyRef;
@@ -61,12 +62,12 @@ interface UpdateDiagnostics extends LockedDiagnostics {
 }
 
 /** One rule's diagnostic of a reference the write sets: SQL answering JSON, null when the rule holds. */
-interface ReferenceDiagnostic {
+export interface ReferenceDiagnostic {
   writeName: string;
   sql: Fragment;
 }
 
-interface Write {
+export interface Write {
   resource: Resource;
   user: Principal;
   values: Values;
@@ -81,7 +82,7 @@ interface Write {
 }
 
 /** An id list as one parameter, so the statement's text is the same for any number of ids. */
-const intArray = (ids: readonly number[]): string => `{${ids.join(',')}}`;
+export const intArray = (ids: readonly number[]): string => `{${ids.join(',')}}`;
 
 const stateFields = (resource: Resource): Field[] => resource.fields.filter((f) => f.spec.type === 'state');
 
@@ -94,7 +95,7 @@ function inputs(w: Write, id: number | undefined): Fragment {
 }
 
 /** The values as a row of the resource's table (columns not set are null; only those set are written). */
-const valuesRow = (resource: Resource): Fragment => frag(`${V} as (select v.* from ${IN}, json_populate_record(null::${q(resource.table)}, ${IN}.w_row) v)`);
+export const valuesRow = (resource: Resource): Fragment => frag(`${V} as (select v.* from ${IN}, json_populate_record(null::${q(resource.table)}, ${IN}.w_row) v)`);
 
 /** `fk`'s value after the write, as SQL. */
 function nextKey(w: Write, fk: { writeName: string; column: string }): string {
@@ -110,9 +111,7 @@ const visibleRef = (target: Resource, user: Principal): Fragment[] => {
 /** A record linked through `m` (`REF`, null when not found) that does not share the record's declared parent after the write. */
 function strays(w: Write, m: ManyToManyRef): string {
   const same = m.spec.sameParent;
-  if (!same) return 'false';
-  const parent = nextKey(w, findForeignKey(w.resource, same.local)!);
-  return `(${REF}.id is not null and ${parent} is not null and ${REF}.${q(findForeignKey(m.target, same.remote)!.column)} is distinct from ${parent})`;
+  return same ? straysSql(m, REF, nextKey(w, findForeignKey(w.resource, same.local)!)) : 'false';
 }
 
 /** `ids` (SQL rows of a column `id`) that are not visible records of `m`'s target or do not share the parent, as `[{id, seen}]`; null when none. */
@@ -130,7 +129,7 @@ function linkDiagnostic(w: Write, m: ManyToManyRef, ids: string, idsBindings: re
  * records missing, invisible or under another parent (`[{id, seen}]`), also those already linked
  * when an update sets a new parent (checks.ts checkReferences). engine/write/reference.ts words it.
  */
-function referenceDiagnostics(w: Write): ReferenceDiagnostic[] {
+export function referenceDiagnostics(w: Write): ReferenceDiagnostic[] {
   const found: ReferenceDiagnostic[] = [];
   for (const fk of w.resource.foreignKeys) {
     if (!(fk.writeName in w.values)) continue;
@@ -142,12 +141,14 @@ function referenceDiagnostics(w: Write): ReferenceDiagnostic[] {
   }
   for (const l of w.links) found.push({ writeName: l.m.writeName, sql: linkDiagnostic(w, l.m, `unnest(${IN}.${l.column}) x(id)`) });
   if (!w.update) return found;
-  // a new parent: the records already linked must belong to it (checked whenever the key is set)
+  // a new parent: the records already linked must belong to it (checked when the key changes)
   for (const m of w.resource.manyToMany) {
     const same = m.spec.sameParent;
-    if (!same || m.writeName in w.values || !(findForeignKey(w.resource, same.local)!.writeName in w.values)) continue;
+    const local = same && findForeignKey(w.resource, same.local)!;
+    if (!local || m.writeName in w.values || !(local.writeName in w.values)) continue;
     const { table, sourceColumn, targetColumn } = m.spec;
-    found.push({ writeName: m.writeName, sql: linkDiagnostic(w, m, `(select j.${q(targetColumn)} as id from ${q(table)} j where j.${q(sourceColumn)} = ${OLD}.id) x`) });
+    const moved = `${OLD}.${q(local.column)} is distinct from ${V}.${q(local.column)}`;
+    found.push({ writeName: m.writeName, sql: linkDiagnostic(w, m, `(select j.${q(targetColumn)} as id from ${q(table)} j where j.${q(sourceColumn)} = ${OLD}.id and ${moved}) x`) });
   }
   return found;
 }
@@ -173,13 +174,13 @@ function ruleDiagnostics(w: Write): ReferenceDiagnostic[] {
 }
 
 /** The diagnostics as one JSON object, `{}` when every rule holds. */
-function diagnosticsObject(diagnostics: readonly ReferenceDiagnostic[]): Fragment {
+export function diagnosticsObject(diagnostics: readonly ReferenceDiagnostic[]): Fragment {
   const pairs = diagnostics.map((d) => frag(`?::text, ${d.sql.sql}`, [d.writeName, ...d.sql.bindings]));
   return frag(`json_strip_nulls(json_build_object(${pairs.map((p) => p.sql).join(', ')}))`, pairs.flatMap((p) => p.bindings));
 }
 
 /** A state set on an update stays, or moves along a declared transition (checks.ts checkStates). */
-function moveGuards(w: Write): Fragment[] {
+export function moveGuards(w: Write): Fragment[] {
   return stateFields(w.resource)
     .filter((f) => f.name in w.values)
     .map((f) => {
@@ -202,11 +203,12 @@ function linkWrites(w: Write): Fragment[] {
 }
 
 /** State-log rows: a create's initial states; an update's moves. */
-function stateLog(w: Write): Fragment[] {
+export function stateLog(w: Write): Fragment[] {
   const fields = stateFields(w.resource).filter((f) => !w.update || f.name in w.values);
   return fields.map((f, i) => {
     const [to, from] = [`${NEW}.${q(f.column!)}`, `${OLD}.${q(f.column!)}`];
-    const moved = w.update ? ` from ${NEW}, ${OLD} where ${to} is distinct from ${from}` : ` from ${NEW}`;
+    // (an update's NEW and OLD hold one row per record changed: a batch changes many)
+    const moved = w.update ? ` from ${NEW} join ${OLD} on ${OLD}.id = ${NEW}.id where ${to} is distinct from ${from}` : ` from ${NEW}`;
     return frag(
       `${part(`log${i}`)} as (insert into state_changes (resource, record_id, field, from_state, to_state, changed_by) select ?::text, ${NEW}.id, ?::text, ${w.update ? from : 'null'}, ${to}, ?::int${moved})`,
       [w.resource.key, f.name, w.user.id],
@@ -249,7 +251,7 @@ function createStatement(w: Write, list: string): Fragment {
  * scans (links, references) still see the snapshot: a link diff against it would merge two sets.
  * Then the statement writes nothing and runs once more after locking the row first (lockedFirst).
  */
-const current = (resource: Resource): string => `${OLD}.w_xmin = (select s.xmin from ${q(resource.table)} s where s.id = ${OLD}.id)`;
+export const current = (resource: Resource): string => `${OLD}.w_xmin = (select s.xmin from ${q(resource.table)} s where s.id = ${OLD}.id)`;
 
 /** If-Match: the locked record, as served, carries one of the tags. */
 function tagged(resource: Resource, precondition: Precondition | undefined): Fragment {
@@ -338,7 +340,7 @@ function refusedLocked(d: LockedDiagnostics): boolean {
 }
 
 /** The statement's one row: the written record's JSON, or its diagnostics. */
-interface Answer {
+export interface Answer {
   json?: string | null;
   diagnostics?: string | null;
 }
