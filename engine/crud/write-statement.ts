@@ -1,13 +1,11 @@
 /**
- * A create or an update as one SQL statement: one round trip, its own transaction. Data-modifying
- * CTEs check what the check path (service.write) checks — referenced records exist and the caller
- * sees them, linked records share the declared parent, trees stay acyclic, the record is visible
- * and changeable, a state moves along a declared transition — and write the row only when all of
- * that holds, then its links and state log, and answer the record's JSON.
- *
- * The statement only says yes: when a check fails (no row comes back) or a constraint or a value
- * refuses the write, nothing was written, and the caller asks the check path, which gives the
- * exact answer, every error at once. So the guard may be stricter than the checks, never looser.
+ * A create, an update or a delete as one SQL statement: one round trip, its own transaction.
+ * Data-modifying CTEs diagnose every rule the declaration compiles to (engine/write/: referenced
+ * records exist and the caller sees them, linked records share the declared parent, trees stay
+ * acyclic, the record is visible and changeable, a state moves along a declared transition, no
+ * period overlaps, `protect` keys) and write the row only when none fails, then its links and
+ * state log, and answer the record's JSON or the diagnostics, which the process words with each
+ * rule's one message: every error at once, in a fixed order (shape, references, states, rules).
  *
  * An insert's or update's rows are invisible to the same statement's other scans: the answer is
  * built from the row the write returns, with the links it wrote taken from the parameters.
@@ -29,11 +27,14 @@ import { overlaps, overlapSql, type Overlap } from '../write/no-overlap.js';
 import { straysSql } from '../write/shared-parent.js';
 import { stillReferenced, stillReferencedSql, type StillReferenced } from '../write/protect.js';
 import type { Validated, Values } from './body.js';
-import { checkOrder, checkStates, closesCycle, rowsOf, uniqueIds, type Row } from './checks.js';
+import { checkOrder } from '../write/order.js';
+import { STATEMENT_PARTS } from '../write/parts.js';
+import { checkStates } from '../write/state.js';
+import { closesCycle } from '../write/tree.js';
+import { rowsOf, uniqueIds, type Row } from './rows.js';
 import { rowValues, type Db } from './store.js';
-import { STATEMENT_PARTS, writePathOf, type WritePath } from './write-paths.js';
 
-/** The name of a part of the statement (no declared table is named so, or every resource takes the check path). */
+/** The name of a part of the statement (no declared table is named so). */
 export const part = (name: string): string => `${STATEMENT_PARTS}${name}`;
 export const [IN, OLD, V, NEW, REF, DIAG] = [part('in'), part('old'), part('v'), part('new'), part('ref'), part('diag')];
 
@@ -127,7 +128,7 @@ function linkDiagnostic(w: Write, m: ManyToManyRef, ids: string, idsBindings: re
  * What is wrong with the references the write sets, per write name, as JSON (null when nothing):
  * a key's record is missing or invisible (`{missing}`) or would close a cycle (`{cycle}`); linked
  * records missing, invisible or under another parent (`[{id, seen}]`), also those already linked
- * when an update sets a new parent (checks.ts checkReferences). engine/write/reference.ts words it.
+ * when an update moves the record to a new parent. engine/write/reference.ts words it.
  */
 export function referenceDiagnostics(w: Write): ReferenceDiagnostic[] {
   const found: ReferenceDiagnostic[] = [];
@@ -179,7 +180,7 @@ export function diagnosticsObject(diagnostics: readonly ReferenceDiagnostic[]): 
   return frag(`json_strip_nulls(json_build_object(${pairs.map((p) => p.sql).join(', ')}))`, pairs.flatMap((p) => p.bindings));
 }
 
-/** A state set on an update stays, or moves along a declared transition (checks.ts checkStates). */
+/** A state set on an update stays, or moves along a declared transition (engine/write/state.ts words a refusal). */
 export function moveGuards(w: Write): Fragment[] {
   return stateFields(w.resource)
     .filter((f) => f.name in w.values)
@@ -260,7 +261,7 @@ function tagged(resource: Resource, precondition: Precondition | undefined): Fra
   return frag(`${entityTagSql(served)} in (select json_array_elements_text(?::json))`, [JSON.stringify(precondition)]);
 }
 
-/** The record `IN.w_id` as `OLD`, locked as the check path locks it (a concurrent change is waited for and seen), if `user` sees it. */
+/** The record `IN.w_id` as `OLD`, locked (a concurrent change is waited for and seen), if `user` sees it. */
 function locked(resource: Resource, user: Principal): Fragment {
   const view = accessPredicate(resource, 'view', user, ROW);
   return frag(
@@ -270,8 +271,8 @@ function locked(resource: Resource, user: Principal): Fragment {
 }
 
 /**
- * The first branches of a verdict on the locked record, in the check path's order: not found, a
- * stale snapshot (the check path answers), 403, 412; the rules follow. A rule holds only when it is
+ * The first branches of a verdict on the locked record, in this order: not found, a
+ * stale snapshot (the statement runs once more, the row locked first), 403, 412; the rules follow. A rule holds only when it is
  * true: one that is null (`owner_id = 5` of a record without owner) refuses, as in a WHERE.
  */
 function lockedVerdict(resource: Resource, user: Principal, precondition: Precondition | undefined): Fragment {
@@ -355,7 +356,6 @@ function lockedFirst(resource: Resource, user: Principal, id: number): Fragment 
 
 /** A resource's creates and updates as one statement each, where its write path allows. */
 export class StatementWrites {
-  readonly path: WritePath;
   private readonly orderRules: Extract<RecordRule, { kind: 'order' }>[];
   /** Write names of foreign keys and links. */
   private readonly references: Set<string>;
@@ -364,12 +364,7 @@ export class StatementWrites {
   /** Select lists of written records, by which links the write sets. */
   private readonly lists = new Map<string, string>();
 
-  constructor(
-    private readonly resource: Resource,
-    all: readonly Resource[],
-    checksOnly = false,
-  ) {
-    this.path = checksOnly ? 'checks' : writePathOf(resource, all);
+  constructor(private readonly resource: Resource) {
     this.orderRules = resource.rules.filter((r) => r.kind === 'order');
     this.references = new Set([...resource.foreignKeys, ...resource.manyToMany].map((r) => r.writeName));
     this.diagnosed = new Set([...this.references, ...stateFields(resource).map((f) => f.name)]);
@@ -377,7 +372,7 @@ export class StatementWrites {
 
   /** The new record's JSON, written through `db` (a transaction the write joins, or the pool); throws its refusal. */
   async create(db: Db, user: Principal, { values, errors }: Validated): Promise<string> {
-    // the checks the process makes (states, order), skipping fields the shape refused, as the check path does
+    // the checks the process makes (states, order), skipping fields the shape refused
     const checked = errors.with();
     checkStates({ errors: checked, existing: undefined }, this.resource, values);
     for (const rule of this.orderRules) checkOrder({ errors: checked, existing: undefined }, this.resource, rule, values);
@@ -387,7 +382,7 @@ export class StatementWrites {
     const w = await this.write(user, sent, false, refused);
     const answer = (await this.attempt(() => this.answer(db, createStatement(w, this.listOf(w)))))!;
     if (typeof answer.json === 'string') return answer.json;
-    // every error at once, in the check path's order: shape, references, states and order
+    // every error at once, in order: shape, references, states and order
     const diagnostics = JSON.parse(answer.diagnostics!) as ReferenceDiagnostics;
     const all = errors.with(referenceErrors(this.resource, sent, diagnostics, errors), checked);
     this.checkRules(all, values, undefined, diagnostics, false);
@@ -460,7 +455,7 @@ export class StatementWrites {
   }
 
   /**
-   * Throws the answer to an update the statement did not make, in the check path's order: 404, 403,
+   * Throws the answer to an update the statement did not make, in order: 404, 403,
    * 412, then every field's errors (shape, references, states, order).
    */
   private refusedUpdate(values: Values, errors: FieldErrorCollector, sent: Values, d: UpdateDiagnostics): never {
@@ -518,7 +513,7 @@ export class StatementWrites {
     if (d.held) throw conflict(stillReferenced(this.resource, d.held));
   }
 
-  /** Throws the order rules' errors for `values` over the record as written (checks.ts checkOrder): only they can refuse a written update. */
+  /** Throws the order rules' errors for `values` over the record as written: only they can refuse a written update. */
   private refuseOutOfOrder(values: Values, written: Row): void {
     const c = { errors: new FieldErrorCollector(), existing: written };
     for (const rule of this.orderRules) checkOrder(c, this.resource, rule, values);

@@ -9,7 +9,7 @@ import { emptyMap, ValidationError, type FieldErrors } from '../errors.js';
 import type { FieldSpec } from '../declare/index.js';
 import { typeOf } from '../fields/index.js';
 import { frag, joinFragments, type Fragment } from '../storage/sql.js';
-import { rowsOf } from '../crud/checks.js';
+import { rowsOf } from '../crud/rows.js';
 import { parsePaging } from '../crud/list-paging.js';
 
 /** A list parameter: `exact` compares the column with a value of `type`; `from`/`to` bound a time. */

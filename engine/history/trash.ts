@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { recordedPredicate, viewsEveryState } from '../access/visibility.js';
 import { setActor } from '../audit/actor.js';
-import { rowsOf } from '../crud/checks.js';
+import { rowsOf } from '../crud/rows.js';
 import type { ResourceService } from '../crud/service.js';
 import { TableList } from './trash-list.js';
 import { conflict, notFound, permissionDenied } from '../errors.js';
