@@ -5,14 +5,15 @@
  * writing CTEs run only when none fails. What is wrong comes back as diagnostics, worded by the
  * rule kinds' formatters: ids not found and references first (400), then records the caller may
  * not change (403), then the first record (in id order) a rule refuses (400, every error of it),
- * then a `protect` reference still held (409). Order rules compare values in the process: with one,
- * the statement answers every record as served and runs between BEGIN and COMMIT.
+ * then a `protect` reference still held (409). An order rule whose fields the batch sets compares
+ * values in the process: the statement answers every record as served and runs between BEGIN and COMMIT.
  */
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
 import { conflict, FieldErrorCollector, permissionDenied, ValidationError } from '../errors.js';
-import type { Resource } from '../registry/resource.js';
+import type { RecordRule } from '../declare/index.js';
+import { findField, type Resource } from '../registry/resource.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
 import { ROW, selectList } from '../storage/serialise.js';
 import { prepared } from '../storage/statements.js';
@@ -68,12 +69,29 @@ interface ServedRecord {
 
 const PER = part('per');
 
+type OrderRule = Extract<RecordRule, { kind: 'order' }>;
+
 export class BatchStatement {
-  /** Order rules: compared in the process over every record, the statement between BEGIN and COMMIT. */
-  private readonly ordered: boolean;
+  private readonly orderRules: OrderRule[];
 
   constructor(private readonly resource: Resource) {
-    this.ordered = resource.rules.some((r) => r.kind === 'order');
+    this.orderRules = resource.rules.filter((r) => r.kind === 'order');
+  }
+
+  /**
+   * Order rules a batch setting `values` sets a field of: compared in the process over every record
+   * as served, the statement between BEGIN and COMMIT. One whose fields it leaves as stored is
+   * compared in SQL, the process wording the record it refuses.
+   */
+  private ordered(values: Values): boolean {
+    return this.orderRules.some((r) => r.earlier in values || r.later in values);
+  }
+
+  /** SQL: a record (OLD) whose stored values break an order rule the batch does not touch. */
+  private storedOutOfOrder(values: Values): string {
+    const column = (name: string): string => `${OLD}.${q(findField(this.resource, name)!.column!)}`;
+    const kept = this.orderRules.filter((r) => !(r.earlier in values || r.later in values));
+    return kept.map((r) => `(${column(r.later)} < ${column(r.earlier)}) is true`).join(' or ') || 'false';
   }
 
   /**
@@ -82,7 +100,7 @@ export class BatchStatement {
    */
   async run(db: Db, user: Principal, input: BatchInput, run: BatchRun): Promise<Row[]> {
     const refused = input.errors.has();
-    const served = run.served || (this.ordered && run.rules && !input.deleting);
+    const served = run.served || (this.ordered(input.values) && run.rules && !input.deleting);
     const w = await this.write(user, input.values, refused);
     const sql = this.statement(w, input, { ...run, write: run.write && !refused, rules: run.rules && !refused, served });
     const label = input.deleting ? `${this.resource.name} records` : undefined;
@@ -129,7 +147,7 @@ export class BatchStatement {
       const found = referenceErrors(this.resource, values, record.references ?? {}, new FieldErrorCollector(), record.existing);
       if (!input.deleting) {
         checkStates({ errors: found, existing: record.existing }, this.resource, values);
-        for (const rule of this.resource.rules) if (rule.kind === 'order') checkOrder({ errors: found, existing: record.existing }, this.resource, rule, values);
+        for (const rule of this.orderRules) checkOrder({ errors: found, existing: record.existing }, this.resource, rule, values);
       }
       if (found.has()) throw new ValidationError(found.errors);
     }
@@ -170,7 +188,7 @@ export class BatchStatement {
     const rowRules = run.rules && !input.deleting ? diagnosticsObject(ownRules) : undefined;
     const moves = joinFragments(moveGuards(w), 'and');
     const perRecord = rowRules
-      ? frag(`${PER} as (select ${OLD}.id, nullif((${rowRules.sql})::text, '{}') as r, (${moves.sql}) is not true as m from ${OLD}, ${V}, ${IN})`, [...rowRules.bindings, ...moves.bindings])
+      ? frag(`${PER} as (select ${OLD}.id, nullif((${rowRules.sql})::text, '{}') as r, (${moves.sql}) is not true or ${this.storedOutOfOrder(w.values)} as m from ${OLD}, ${V}, ${IN})`, [...rowRules.bindings, ...moves.bindings])
       : frag(`${PER} as (select ${OLD}.id, null::text as r, false as m from ${OLD})`);
     const held = run.rules && input.deleting ? stillReferencedSql(resource, `array(select id from ${OLD})`) : null;
     const diagnostics = frag(
