@@ -100,7 +100,9 @@ export class BatchStatement {
    */
   async run(db: Db, user: Principal, input: BatchInput, run: BatchRun): Promise<Row[]> {
     const refused = input.errors.has();
-    const served = run.served || (this.ordered(input.values) && run.rules && !input.deleting);
+    // an order rule the batch sets is compared in the process over every record, after a write and before its COMMIT
+    const compared = this.ordered(input.values) && run.rules && !input.deleting;
+    const served = run.served || compared;
     const w = await this.write(user, input.values, refused);
     const sql = this.statement(w, input, { ...run, write: run.write && !refused, rules: run.rules && !refused, served });
     const label = input.deleting ? `${this.resource.name} records` : undefined;
@@ -113,7 +115,7 @@ export class BatchStatement {
       };
       try {
         const inTransaction = (db as Knex.Transaction).isTransaction === true;
-        return inTransaction || (!lock && !(served && run.write && !input.deleting)) ? await steps(db) : await db.transaction(steps);
+        return inTransaction || (!lock && !(compared && run.write)) ? await steps(db) : await db.transaction(steps);
       } catch (err) {
         throw mapDatabaseError(err, label);
       }
@@ -126,13 +128,13 @@ export class BatchStatement {
       if (err !== STALE) throw err;
       answer = await attempt(true);
     }
-    return (answer.records ?? (answer.ids as number[]).map((id) => ({ id }))) as Row[];
+    return (answer.records ?? ((answer.ids ?? []) as number[]).map((id) => ({ id }))) as Row[];
   }
 
   /**
-   * Throws what `d` says: a stale snapshot (STALE, when `retry`); then, in the order a batch answers, the body's errors with ids not found and
-   * bad references, 403, the first record a rule refuses,
-   * 409. `records` are those the statement answered as served, in id order.
+   * Throws what `d` says: a stale snapshot (STALE, when `retry`); then, in the order a batch
+   * answers, the body's errors with ids not found and bad references, 403, the first record a rule
+   * refuses, 409. `records` are those the statement answered as served, in id order.
    */
   private refuse(input: BatchInput, d: BatchDiagnostics, records: readonly ServedRecord[], retry: boolean): void {
     const { errors, idsField, values } = input;
