@@ -76,8 +76,6 @@ export interface ServerConfig extends DatabaseConfig {
   mcpWriteEnabled?: boolean;
   /** Stored files (engine/files); unset parts take `DEFAULT_FILES`. */
   files?: Partial<FileSettings>;
-  /** Not a setting: the differential tests' switch that sends every write through the check path. */
-  checksOnly?: boolean;
   /** METRICS and METRICS_PORT: `/metrics` on a port of its own, bound to `host`; undefined: no metrics. */
   metrics?: { port: number };
   /** Scheduled jobs (engine/jobs); unset parts take `DEFAULT_JOBS`. */

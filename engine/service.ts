@@ -126,7 +126,6 @@ export async function startService(
     reads,
     corsOrigins: config.corsOrigins,
     mcpWriteEnabled: config.mcpWriteEnabled,
-    checksOnly: config.checksOnly,
     metrics,
     files: { store: openBlobStore(files, config.dataDir), maxBytes: files.maxBytes },
   });

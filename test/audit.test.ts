@@ -1,5 +1,5 @@
 /**
- * The audit trail: every write, on each write path (one statement, the check path, deletes, batch
+ * The audit trail: every write, on each write path (one statement, its transaction with checks in the process, deletes, batch
  * actions), is recorded in its transaction with user, request id and changes; passwords never are;
  * `/api/audit` serves it read-only, filtered, to whom may see the records.
  */
@@ -41,7 +41,7 @@ describe('audit trail', () => {
     expect(detail.body).to.deep.equal(renamed);
   });
 
-  it('records the check path (a non-superuser, hooks) and batch actions, in the same transaction as the write', async () => {
+  it("records a non-superuser's writes (checks in the process, hooks) and batch actions, in the same transaction as the write", async () => {
     const { admin } = suite();
     const writer = await makeUser({ permissions: ['issues.add_tracker', 'issues.view_tracker', 'issues.change_tracker'] });
     const tracker = await created(writer.client, '/api/issue/tracker', { title: unique('checked'), admin_ids: [writer.id] });

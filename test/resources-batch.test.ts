@@ -184,6 +184,7 @@ describe('DMS batch endpoints', () => {
         trackers,
         defineBatch({ module: 'dms', name: 'batch_nest', resource: 'dms/folder', operation: { kind: 'setForeignKey', relation: 'parent' }, permission: 'change', resultKey: 'moved', description: 'Moves folders (test only).' }),
         defineBatch({ module: 'issue', name: 'batch_retrack', resource: 'issue/issue', operation: { kind: 'setForeignKey', relation: 'tracker' }, permission: 'change', resultKey: 'moved', description: 'Moves issues (test only).' }),
+        defineBatch({ module: 'dms', name: 'batch_expire', resource: 'dms/document', operation: { kind: 'set', values: { valid_to: '2000-01-01' } }, permission: 'change', resultKey: 'expired', description: 'Ends documents\' validity (test only).' }),
         defineBatch({ module: 'issue', name: 'batch_pending', resource: 'issue/issue', operation: { kind: 'set', values: { state: 'pending' } }, permission: 'change', resultKey: 'changed', description: 'Moves issues on (test only).' }),
       ];
       const registry = new Registry({ resources: declarations.resources, batches: [...declarations.batches, ...more] });
@@ -248,6 +249,24 @@ describe('DMS batch endpoints', () => {
       for (const i of [bare, tagged]) expect((await admin.get(`/api/issue/issue/${i.id}`)).body).to.deep.equal(i);
       expect((await client.post('/api/issue/batch_retrack', { issue_ids: [bare.id], tracker_id: to.id })).body).to.deep.equal({ moved: 1 });
       expect((await admin.get(`/api/issue/issue/${bare.id}`)).body.tracker).to.equal(to.id);
+    });
+
+    it('holds every record to its order rule, set by the batch or as stored, the first refused record answering', async () => {
+      const { admin, service } = suite();
+      const home = await folder('ordered');
+      const doc = (body: object) => created(admin, '/api/dms/document', { title: unique('ordered'), folder_id: home.id, ...body });
+      const [open, late, early] = [await doc({}), await doc({ valid_from: '2001-05-01' }), await doc({ valid_from: '1999-05-01' })];
+      // valid_to set by the batch: compared with each record's valid_from
+      const res = await client.post('/api/dms/batch_expire', { document_ids: [early.id, late.id, open.id] });
+      expect([res.status, res.body]).to.deep.equal([400, { valid_to: ['Must not be before valid_from.'] }]);
+      for (const d of [open, late, early]) expect((await admin.get(`/api/dms/document/${d.id}`)).body).to.deep.equal(d);
+      expect((await client.post('/api/dms/batch_expire', { document_ids: [early.id, open.id] })).body).to.deep.equal({ expired: 2 });
+      // a record stored out of order (written past the API) is refused by a batch that keeps its dates, as its own PATCH would be
+      await service.db('dms_document').where({ id: late.id }).update({ valid_to: '2000-01-01' });
+      const kept = await client.post(ARCHIVE, { document_ids: [open.id, late.id] });
+      expect([kept.status, kept.body]).to.deep.equal([400, { valid_to: ['Must not be before valid_from.'] }]);
+      expect((await admin.patch(`/api/dms/document/${late.id}`, { archived: true })).body).to.deep.equal({ valid_to: ['Must not be before valid_from.'] });
+      expect((await admin.get(`/api/dms/document/${open.id}`)).body.archived).to.equal(false);
     });
 
     it('moves states along declared transitions only, and logs each move', async () => {

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
-import { rowsOf } from '../crud/checks.js';
+import { rowsOf } from '../crud/rows.js';
 import { permissionDenied } from '../errors.js';
 import type { Resource } from '../registry/resource.js';
 import { entityTag, type Precondition } from '../storage/entity-tag.js';

@@ -1,7 +1,7 @@
 /**
  * The link capture: a change of a record's many-to-many links is recorded as a change of its
  * `<name>_ids` (`[old set, new set]`, ids ascending) in the record's audit entry, and sent with the
- * record's webhook event, however the links were written (one statement, the check path, a batch,
+ * record's webhook event, however the links were written (one statement, a batch,
  * a cascade). A link table's row trigger (`bms_capture_links`) notes, at the first touch of a
  * record's links in a transaction, the set as it was (`audit_link_changes`); at commit a deferred
  * trigger (`bms_flush_links`) compares it with the set as it is and adds the change to the entry the

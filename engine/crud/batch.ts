@@ -2,8 +2,8 @@
  * A batch action of CONTRACT 10 over records of one resource. The body names the records
  * (`<name>_ids`, at most `maxIds` as sent, each record changed once); in one transaction every record must
  * be visible (else 400) and changeable (else 403), then the records are changed or deleted as a
- * set (service.changeAll, service.remove: the same checks and hooks as one record's write, a
- * constant number of statements without hooks), so one refusal leaves every record as it was.
+ * set (service.batch: the same checks and hooks as one record's write, one statement without
+ * checks in the process), so one refusal leaves every record as it was.
  * Answers `{<resultKey>: count}`.
  */
 import type { Principal } from '../auth/users.js';
@@ -11,8 +11,7 @@ import { FieldErrorCollector } from '../errors.js';
 import type { Batch } from '../registry/resource.js';
 import { INT_MAX } from '../fields/values.js';
 import { expectObject, type Values } from './body.js';
-import { checkReferences, invalidPk, uniqueIds } from './checks.js';
-import { lockVisible, refuseUnchangeable } from './guards.js';
+import { uniqueIds } from './rows.js';
 import type { ResourceService } from './service.js';
 import { compileBodyValidator, createAjv, type BodyValidator } from './validator.js';
 
@@ -38,23 +37,9 @@ export class BatchService {
 
   async run(user: Principal, body: unknown): Promise<Record<string, number>> {
     const { ids, values, errors } = this.parse(body);
-    const { resource, idsField, declaration } = this.batch;
+    const { idsField, declaration } = this.batch;
     const deleting = declaration.operation.kind === 'delete';
-    return this.records.transaction(
-      async (trx) => {
-        const rows = await lockVisible(trx, resource, user, ids);
-        const found = new Set(rows.map((r) => r.id));
-        for (const id of ids) if (!found.has(id)) errors.add(idsField, invalidPk(id));
-        // the foreign key the body names is reported together with the ids
-        await checkReferences({ trx, user, errors, existing: undefined }, resource, values);
-        errors.throwIfAny();
-        await refuseUnchangeable(trx, resource, user, ids);
-        if (deleting) await this.records.remove(trx, user, rows);
-        else await this.records.changeAll(trx, user, rows, values);
-        return { [declaration.resultKey]: rows.length };
-      },
-      deleting ? `${resource.name} records` : undefined,
-    );
+    return { [declaration.resultKey]: await this.records.batch(user, { ids, values, errors, idsField, deleting }) };
   }
 
   private parse(body: unknown): { ids: number[]; values: Values; errors: FieldErrorCollector } {

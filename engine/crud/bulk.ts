@@ -20,12 +20,14 @@ import { findField, findForeignKey, type Resource } from '../registry/resource.j
 import { withoutIndexes } from '../storage/bulk-load.js';
 import { q } from '../storage/sql.js';
 import { withoutCapture } from '../audit/actor.js';
-import { overlaps } from '../write/no-overlap.js';
-import { strayLink } from '../write/shared-parent.js';
+import { overlaps, overlapSql, type Overlap } from '../write/no-overlap.js';
+import { strayLink, straysSql } from '../write/shared-parent.js';
+import { checkOrder } from '../write/order.js';
+import { checkStates, type StateMove } from '../write/state.js';
 import type { Values } from './body.js';
-import { checkOrder, checkStates, rowsOf } from './checks.js';
+import { rowsOf } from './rows.js';
 import type { ResourceService } from './service.js';
-import { insertJson, linkRows, moveRows, rowValues, type StateMove } from './store.js';
+import { insertJson, linkRows, moveRows, rowValues } from './store.js';
 
 export interface NewRecord {
   /** A create body, as the API accepts it. */
@@ -184,18 +186,17 @@ export class BulkWriter {
     return { values, moves };
   }
 
-  /** Linked records share the declared parent with the record that links them. */
+  /** Linked records share the declared parent with the record that links them (the rule's SQL, engine/write/shared-parent.ts). */
   private async checkLinks(trx: Knex.Transaction, ids: number[]): Promise<void> {
     for (const m of this.resource.manyToMany) {
       const same = m.spec.sameParent;
       if (!same) continue;
-      const local = findForeignKey(this.resource, same.local)!;
-      const remote = findForeignKey(m.target, same.remote)!;
+      const parent = `s.${q(findForeignKey(this.resource, same.local)!.column)}`;
       const [bad] = rowsOf(
         await trx.raw(
-          `select l.${q(m.spec.sourceColumn)} as id, l.${q(m.spec.targetColumn)} as target, s.${q(local.column)} as parent from ${q(m.spec.table)} l
+          `select l.${q(m.spec.sourceColumn)} as id, l.${q(m.spec.targetColumn)} as target, ${parent} as parent from ${q(m.spec.table)} l
            join ${q(this.resource.table)} s on s.id = l.${q(m.spec.sourceColumn)} join ${q(m.target.table)} t on t.id = l.${q(m.spec.targetColumn)}
-           where l.${q(m.spec.sourceColumn)} in (${IDS}) and s.${q(local.column)} is not null and t.${q(remote.column)} is distinct from s.${q(local.column)} limit 1`,
+           where l.${q(m.spec.sourceColumn)} in (${IDS}) and ${straysSql(m, 't', parent)} order by 1, 2 limit 1`,
           [JSON.stringify(ids)],
         ),
       );
@@ -203,18 +204,16 @@ export class BulkWriter {
     }
   }
 
+  /** No two periods of one scope overlap (the rule's SQL, engine/write/no-overlap.ts, for each new record). */
   private async checkNoOverlap(trx: Knex.Transaction, rule: Extract<RecordRule, { kind: 'noOverlap' }>, ids: number[]): Promise<void> {
-    const scope = q(findForeignKey(this.resource, rule.scope)!.column);
-    const [start, end] = [q(rule.start), q(rule.end)];
+    const r = this.resource;
+    const column = (name: string): string => `a.${q(r.foreignKeys.find((fk) => fk.writeName === name)?.column ?? findField(r, name)!.column!)}`;
     const [clash] = rowsOf(
-      await trx.raw(
-        `select a.id, b.id as other from ${q(this.resource.table)} a join ${q(this.resource.table)} b
-         on b.${scope} = a.${scope} and b.id <> a.id and b.${start} < a.${end} and b.${end} > a.${start}
-         where a.id in (${IDS}) limit 1`,
-        [JSON.stringify(ids)],
-      ),
+      await trx.raw(`select * from (select a.id, ${overlapSql(r, rule, column, 'a.id')} as d from ${q(r.table)} a where a.id in (${IDS})) x where d is not null order by id limit 1`, [
+        JSON.stringify(ids),
+      ]),
     );
-    if (clash) throw recordError(ids.indexOf(clash.id as number), { [rule.start]: [overlaps(this.resource, rule, { other: clash.other })] });
+    if (clash) throw recordError(ids.indexOf(clash.id as number), { [rule.start]: [overlaps(this.resource, rule, clash.d as Overlap)] });
   }
 }
 

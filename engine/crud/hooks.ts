@@ -12,7 +12,7 @@ import { findField, findForeignKey, findManyToMany, type Resource } from '../reg
 import { ROW } from '../storage/serialise.js';
 import { q } from '../storage/sql.js';
 import type { Values } from './body.js';
-import type { Row } from './checks.js';
+import type { Row } from './rows.js';
 import { fetchRecord, selectRecords } from './store.js';
 
 export interface Write {

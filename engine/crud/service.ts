@@ -13,7 +13,7 @@ import { setActor } from '../audit/actor.js';
 import { checkPrivileges, guardsRights, type PrivilegeCheck } from '../access/privileges.js';
 import { endSessions } from '../auth/sessions.js';
 import { carriesAccess, checkGrants } from '../access/grants.js';
-import { FieldErrorCollector, notFound, preconditionFailed, type FieldErrors } from '../errors.js';
+import { FieldErrorCollector, notFound, type FieldErrors } from '../errors.js';
 import type { WriteOperation } from '../declare/index.js';
 import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
@@ -21,21 +21,20 @@ import { mapDatabaseError } from '../storage/db-errors.js';
 import { joined } from '../storage/request-transaction.js';
 import { jsonRecords, ROW } from '../storage/serialise.js';
 import { ReadRouting } from '../storage/replicas.js';
-import { holds, type Precondition } from '../storage/entity-tag.js';
+import type { Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
 import { textPieces } from '../storage/text-pieces.js';
-import { isObject, normaliseBody, type Validated, type Values } from './body.js';
-import { updateAll } from './batch-update.js';
-import { checkReferences, checkRules, checkStates, rowsOf, type CheckContext, type Row } from './checks.js';
+import { isObject, normaliseBody, type Validated } from './body.js';
+import { BatchStatement, type BatchInput } from './batch-statement.js';
 import { filtersOf, type Filter } from './filters.js';
 import { WriteHooks, type Write } from './hooks.js';
-import { lockVisible, refuseIfProtected, refuseUnchangeable } from './guards.js';
 import type { OrderColumn } from './keyset.js';
 import { listQuery, type ListHead, type PageLinks } from './list-page.js';
 import { orderableColumns, planList } from './list-plan.js';
 import { RecordShapes, selectList } from './record-shapes.js';
-import { insertRecord, updateRecord, type Db } from './store.js';
+import { rowsOf, type Row } from './rows.js';
+import { type Db } from './store.js';
 import { compileValidators, type ResourceValidators } from './validator.js';
 import { StatementWrites } from './write-statement.js';
 
@@ -44,8 +43,6 @@ export interface ServiceSettings {
   maxRows?: number;
   /** Where lists and details read (replicas); default: the primary. */
   reads?: ReadRouting;
-  /** Every write through the check path: the differential harness's switch until the one statement answers everything. */
-  checksOnly?: boolean;
 }
 
 /** A list answer: its records, streamed as pieces (records joined by commas), and what the paging headers say. */
@@ -68,8 +65,10 @@ export class ResourceService {
   private readonly validators: ResourceValidators;
   /** Password fields: changing one ends the user's other sessions. */
   private readonly credentials: string[];
-  /** Writes in one statement, where the declaration allows; the check path answers the rest. */
+  /** Creates, updates and deletes in one statement each. */
   readonly statements: StatementWrites;
+  /** Batch actions in one statement. */
+  private readonly batches: BatchStatement;
   /** What the process checks around a non-superuser's statement, in its transaction: escalation (privileges.ts), access a record carries (grants.ts). */
   private readonly guards: { privileges: boolean; grants: boolean };
   /** `noOverlap` rules: their scope records are locked before the statement, in its transaction. */
@@ -96,7 +95,8 @@ export class ResourceService {
     this.orderable = orderableColumns(resource);
     this.validators = compileValidators(ajv, resource);
     this.credentials = resource.fields.filter((f) => f.spec.type === 'password').map((f) => f.name);
-    this.statements = new StatementWrites(resource, registry.resources, listing.checksOnly);
+    this.statements = new StatementWrites(resource);
+    this.batches = new BatchStatement(resource);
     this.guards = { privileges: guardsRights(resource), grants: carriesAccess(registry.resources, resource) };
     this.scoped = resource.rules.some((r) => r.kind === 'noOverlap');
     this.hooked = resource.declaration.hooks !== undefined;
@@ -156,19 +156,6 @@ export class ResourceService {
     return rows[0]?.json as string | undefined;
   }
 
-  /**
-   * The record as served, its row locked for the transaction; 404 if invisible, 403 if visible but
-   * not changeable; 412 if `precondition` does not hold for its JSON. Checks compare new values with
-   * this served form, so both are alike.
-   */
-  private async lockForChange(trx: Knex.Transaction, user: Principal, id: number, precondition?: Precondition): Promise<Row> {
-    const [row] = await lockVisible(trx, this.resource, user, [id]);
-    if (!row) throw notFound();
-    await refuseUnchangeable(trx, this.resource, user, [id]);
-    if (precondition && !holds(precondition, (await this.fetchJson(trx, id))!)) throw preconditionFailed();
-    return row;
-  }
-
   /** `json`, a record just written, as `user` reads it: read again without what their field permissions hide. */
   private async asServed(user: Principal, json: string): Promise<string> {
     const mask = fieldMask(this.resource, user);
@@ -194,57 +181,41 @@ export class ResourceService {
     }
   }
 
-  /** Checks `values` and stores them: a new record, or a change of `existing` (locked). */
-  async write(
-    user: Principal,
-    { values, errors }: Validated,
-    existing: Row | undefined,
-    trx: Knex.Transaction,
-    operation: Exclude<WriteOperation, 'delete'>,
-  ): Promise<number> {
-    const c: CheckContext = { trx, user, errors, existing };
-    const hooks = this.hooks({ trx, operation, principal: user, values, before: existing, errors });
-    await checkPrivileges(this.privileges(trx, user, errors), this.resource, values, existing);
-    await checkReferences(c, this.resource, values);
-    const moves = checkStates(c, this.resource, values);
-    await checkRules(c, this.resource, values);
-    await hooks.validate();
-    await hooks.beforeWrite();
-    const id = existing ? (existing.id as number) : await insertRecord(trx, this.resource, values, user, moves);
-    if (existing) await updateRecord(trx, this.resource, id, values, user, moves);
-    await checkGrants(trx, this.registry.resources, user, this.resource, id, values, !existing);
-    if (existing && this.credentials.some((name) => name in values)) await endSessions(trx, id, user.sessionId);
-    await hooks.afterWrite(id);
-    return id;
-  }
-
   /** The checks the process makes around `user`'s statement, none for a superuser. */
   private guarded(user: Principal): { privileges: boolean; grants: boolean } {
     return user.isSuperuser ? { privileges: false, grants: false } : this.guards;
   }
 
   /**
-   * Sets the same `values` on `rows` (locked, visible and changeable): a constant number of
-   * statements where nothing is checked in the process (batch-update.ts), else each record's own write.
+   * A batch action (batch.ts) over `input.ids`: one statement (batch-statement.ts) where nothing is
+   * checked in the process; else, in one transaction, the statement's 400s and 403 first, then each
+   * record's own write as update and destroy make it. Answers the number of records written.
    */
-  async changeAll(trx: Knex.Transaction, user: Principal, rows: readonly Row[], values: Values): Promise<void> {
+  async batch(user: Principal, input: BatchInput): Promise<number> {
     const { privileges, grants } = this.guarded(user);
-    if (this.statements.path === 'statement' && !privileges && !grants && !this.scoped && !this.hooked && !this.credentials.some((name) => name in values)) return updateAll(trx, this.resource, user, rows, values);
-    for (const row of rows) await this.write(user, { values, errors: new FieldErrorCollector() }, row, trx, 'update');
-  }
-
-  /** Deletes `rows` (locked, visible and changeable) after their privileges, `protect` references and hooks allow it; batch deletes call it too. */
-  async remove(trx: Knex.Transaction, user: Principal, rows: readonly Row[]): Promise<void> {
-    const ids = rows.map((r) => r.id as number);
-    for (const row of rows) await checkPrivileges(this.privileges(trx, user), this.resource, {}, row);
-    await refuseIfProtected(trx, this.resource, ids);
-    const hooks = rows.map((before) => this.hooks({ trx, operation: 'delete', principal: user, values: {}, before, errors: new FieldErrorCollector() }));
-    for (const h of hooks) {
-      await h.validate();
-      await h.beforeWrite();
-    }
-    await trx(this.resource.table).whereIn('id', ids).delete();
-    for (const [i, h] of hooks.entries()) await h.afterWrite(ids[i]!);
+    const credentials = this.credentials.some((name) => name in input.values);
+    const checked = input.deleting ? privileges || this.hooked : privileges || grants || this.scoped || this.hooked || credentials;
+    if (!checked) return (await this.batches.run(this.db, user, input, { write: true, rules: true, served: false })).length;
+    const label = input.deleting ? `${this.resource.name} records` : undefined;
+    return this.transaction(async (trx) => {
+      const rows = await this.batches.run(trx, user, input, { write: false, rules: false, served: input.deleting });
+      if (!input.deleting) {
+        for (const { id } of rows) await this.updateIn(trx, user, id as number, { values: { ...input.values }, errors: new FieldErrorCollector() }, 'update');
+        return rows.length;
+      }
+      for (const row of rows) await checkPrivileges(this.privileges(trx, user), this.resource, {}, row);
+      if (!this.hooked) return (await this.batches.run(trx, user, input, { write: true, rules: true, served: false })).length;
+      // a protect key's 409 comes before the hooks
+      await this.batches.run(trx, user, input, { write: false, rules: true, served: false });
+      const hooks = rows.map((before) => this.hooks({ trx, operation: 'delete', principal: user, values: {}, before, errors: new FieldErrorCollector() }));
+      for (const h of hooks) {
+        await h.validate();
+        await h.beforeWrite();
+      }
+      await this.batches.run(trx, user, input, { write: true, rules: true, served: false });
+      for (const [i, h] of hooks.entries()) await h.afterWrite(rows[i]!.id as number);
+      return rows.length;
+    }, label);
   }
 
   /** Runs `work` in one transaction as the request's actor (audit/actor.ts), database failures mapped to API errors (`deleting` names what a delete removes). */
@@ -261,13 +232,11 @@ export class ResourceService {
 
   /**
    * One statement, joining the request's transaction if it has one (`Idempotency-Key`); with the
-   * process's checks around it in one transaction where the caller needs them; the check path for
-   * resources the statement cannot write (write-paths.ts).
+   * process's checks around it in one transaction where the caller needs them.
    */
   async create(user: Principal, body: unknown): Promise<string> {
     const input = this.validate(body, 'create');
     await refuseUnwritable(this.resource, user, input.values);
-    if (this.statements.path === 'checks') return this.asServed(user, await this.transaction(async (trx) => (await this.fetchJson(trx, await this.write(user, input, undefined, trx, 'create')))!));
     const { privileges, grants } = this.guarded(user);
     if (!privileges && !grants && !this.scoped && !this.hooked) return this.asServed(user, await this.statements.create(this.db, user, input));
     return this.asServed(
@@ -309,44 +278,35 @@ export class ResourceService {
   async update(user: Principal, id: number, body: unknown, partial: boolean, precondition?: Precondition): Promise<string> {
     const mode = partial ? 'patch' : 'create';
     // field permissions are checked on every path before anything is written: a body that is no
-    // object is refused by validate (the check path's after 404 and 403), so only an object's values are looked at
+    // object is refused by validate (after 404 and 403), so only an object's values are looked at
     const checked = isObject(body) ? this.validate(body, mode) : undefined;
     if (checked) await refuseUnwritable(this.resource, user, checked.values, () => this.retrieve(user, id));
     precondition = await unmaskedPrecondition(this.db, this.resource, user, id, precondition);
-    if (this.statements.path === 'checks') {
-      return this.asServed(
-        user,
-        await this.transaction(async (trx) => {
-          const existing = await this.lockForChange(trx, user, id, precondition);
-          return (await this.fetchJson(trx, await this.write(user, checked ?? this.validate(body, mode), existing, trx, partial ? 'update' : 'replace')))!;
-        }),
-      );
-    }
     const { privileges, grants } = this.guarded(user);
     const input = checked ?? this.validate(body, mode);
     const credentials = this.credentials.some((name) => name in input.values);
     if (!privileges && !grants && !credentials && !this.scoped && !this.hooked) return this.asServed(user, await this.statements.update(this.db, user, id, input, precondition));
-    return this.asServed(
-      user,
-      await this.transaction(async (trx) => {
-        const existing = privileges || this.hooked ? await this.statements.lockServed(trx, user, id, precondition) : undefined;
-        if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, existing);
-        const hooks = await this.hooksBefore(trx, user, input, partial ? 'update' : 'replace', existing);
-        if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, id, input.values);
-        const json = await this.statements.update(trx, user, id, input, precondition);
-        if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, false);
-        if (credentials) await endSessions(trx, id, user.sessionId);
-        return this.hooksAfter(trx, hooks, id, json);
-      }),
-    );
+    return this.asServed(user, await this.transaction((trx) => this.updateIn(trx, user, id, input, partial ? 'update' : 'replace', precondition)));
   }
 
+  /** An update with the process's checks around its statement, in `trx`: the record's JSON. */
+  private async updateIn(trx: Knex.Transaction, user: Principal, id: number, input: Validated, operation: 'update' | 'replace', precondition?: Precondition): Promise<string> {
+    const { privileges, grants } = this.guarded(user);
+    const credentials = this.credentials.some((name) => name in input.values);
+    const existing = privileges || this.hooked ? await this.statements.lockServed(trx, user, id, precondition) : undefined;
+    if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, existing);
+    const hooks = await this.hooksBefore(trx, user, input, operation, existing);
+    if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, id, input.values);
+    const json = await this.statements.update(trx, user, id, input, precondition);
+    if (grants) await checkGrants(trx, this.registry.resources, user, this.resource, id, input.values, false);
+    if (credentials) await endSessions(trx, id, user.sessionId);
+    return this.hooksAfter(trx, hooks, id, json);
+  }
 
   /** One statement, as create; a non-superuser's delete of a record that may hold rights is checked for escalation first. */
   async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
     precondition = await unmaskedPrecondition(this.db, this.resource, user, id, precondition);
     const label = `${this.resource.name} ${id}`;
-    if (this.statements.path === 'checks') return this.transaction(async (trx) => this.remove(trx, user, [await this.lockForChange(trx, user, id, precondition)]), label);
     const { privileges } = this.guarded(user);
     if (!privileges && !this.hooked) return this.statements.delete(this.db, user, id, precondition);
     return this.transaction(async (trx) => {

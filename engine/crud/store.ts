@@ -1,17 +1,17 @@
 /**
- * Reads and writes rows of a resource. Reads return records already serialised by SQL; writes
- * turn validated values into column values (hashing passwords, encoding JSON and arrays) and
- * keep many-to-many links and the state log in the same transaction.
+ * Rows of a resource: reads of records already serialised by SQL, and what writes share: validated
+ * values as column values (passwords hashed, JSON and arrays encoded), link and state-log rows, and
+ * inserts of many rows from one JSON parameter (the bulk writer).
  */
 import type { Knex } from 'knex';
-import { Model } from 'objection';
 import type { Principal } from '../auth/users.js';
 import { typeOf } from '../fields/index.js';
 import type { Field, ManyToManyRef, Resource } from '../registry/resource.js';
+import type { StateMove } from '../write/state.js';
 import { selectList, ROW } from '../storage/serialise.js';
 import { q, type Fragment } from '../storage/sql.js';
 import type { Values } from './body.js';
-import { uniqueIds, type Row } from './checks.js';
+import { uniqueIds, type Row } from './rows.js';
 
 export type Db = Knex | Knex.Transaction;
 
@@ -44,74 +44,14 @@ export async function rowValues(resource: Resource, values: Values): Promise<Row
   return row;
 }
 
-/** The row for a knex write: types whose values the driver cannot type (JSON, arrays) bind them explicitly. */
-async function columnValues(db: Db, resource: Resource, values: Values): Promise<Row> {
-  const row = await rowValues(resource, values);
-  for (const f of resource.fields) {
-    const v = f.column ? row[f.column] : undefined;
-    const bind = typeOf(f.spec).bind;
-    if (v !== undefined && v !== null && bind) row[f.column!] = bind(db, v);
-  }
-  return row;
-}
-
-/** Objection model classes bound to each resource's table, for row writes. */
-const models = new WeakMap<Resource, typeof Model>();
-function modelOf(resource: Resource): typeof Model {
-  let m = models.get(resource);
-  if (!m) {
-    m = class extends Model {
-      static override tableName = resource.table;
-    };
-    models.set(resource, m);
-  }
-  return m;
-}
-
 /** Join-table rows linking record `id` through `m` to the ids in `values`. */
 export function linkRows(m: ManyToManyRef, id: number, values: Values): Row[] {
   return uniqueIds(values[m.writeName]).map((t) => ({ [m.spec.sourceColumn]: id, [m.spec.targetColumn]: t }));
 }
 
-/** `created`: the record has no links yet, so none are removed first. */
-async function syncLinks(db: Db, resource: Resource, id: number, values: Values, created: boolean): Promise<void> {
-  for (const m of resource.manyToMany) {
-    if (!(m.writeName in values)) continue;
-    if (!created) await db(m.spec.table).where(m.spec.sourceColumn, id).delete();
-    const rows = linkRows(m, id, values);
-    if (rows.length) await db(m.spec.table).insert(rows);
-  }
-}
-
-export interface StateMove {
-  field: Field;
-  from: string | null;
-  to: string;
-}
-
 /** State-log rows for the moves of record `id`. */
 export function moveRows(resource: Resource, id: number, moves: readonly StateMove[], user: Principal): Row[] {
   return moves.map((m) => ({ resource: resource.key, record_id: id, field: m.field.name, from_state: m.from, to_state: m.to, changed_by: user.id }));
-}
-
-async function logMoves(db: Db, resource: Resource, id: number, moves: StateMove[], user: Principal): Promise<void> {
-  if (moves.length) await db('state_changes').insert(moveRows(resource, id, moves, user));
-}
-
-export async function insertRecord(trx: Knex.Transaction, resource: Resource, values: Values, user: Principal, moves: StateMove[]): Promise<number> {
-  const row = await columnValues(trx, resource, values);
-  const inserted = await modelOf(resource).query(trx).insert({ ...row, created_by: user.id }).returning('id');
-  const id = (inserted as unknown as { id: number }).id;
-  await syncLinks(trx, resource, id, values, true);
-  await logMoves(trx, resource, id, moves, user);
-  return id;
-}
-
-export async function updateRecord(trx: Knex.Transaction, resource: Resource, id: number, values: Values, user: Principal, moves: StateMove[]): Promise<void> {
-  const row = await columnValues(trx, resource, values);
-  await modelOf(resource).query(trx).patch({ ...row, modified: trx.fn.now() }).where('id', id);
-  await syncLinks(trx, resource, id, values, false);
-  await logMoves(trx, resource, id, moves, user);
 }
 
 /** Inserts rows from one JSON parameter; rows with the same columns go in one statement, so omitted columns keep their defaults. */

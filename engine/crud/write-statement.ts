@@ -1,13 +1,11 @@
 /**
- * A create or an update as one SQL statement: one round trip, its own transaction. Data-modifying
- * CTEs check what the check path (service.write) checks — referenced records exist and the caller
- * sees them, linked records share the declared parent, trees stay acyclic, the record is visible
- * and changeable, a state moves along a declared transition — and write the row only when all of
- * that holds, then its links and state log, and answer the record's JSON.
- *
- * The statement only says yes: when a check fails (no row comes back) or a constraint or a value
- * refuses the write, nothing was written, and the caller asks the check path, which gives the
- * exact answer, every error at once. So the guard may be stricter than the checks, never looser.
+ * A create, an update or a delete as one SQL statement: one round trip, its own transaction.
+ * Data-modifying CTEs diagnose every rule the declaration compiles to (engine/write/: referenced
+ * records exist and the caller sees them, linked records share the declared parent, trees stay
+ * acyclic, the record is visible and changeable, a state moves along a declared transition, no
+ * period overlaps, `protect` keys) and write the row only when none fails, then its links and
+ * state log, and answer the record's JSON or the diagnostics, which the process words with each
+ * rule's one message: every error at once, in a fixed order (shape, references, states, rules).
  *
  * An insert's or update's rows are invisible to the same statement's other scans: the answer is
  * built from the row the write returns, with the links it wrote taken from the parameters.
@@ -26,15 +24,19 @@ import { entityTagSql, type Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, joinFragments, q, TRUE, type Fragment } from '../storage/sql.js';
 import { overlaps, overlapSql, type Overlap } from '../write/no-overlap.js';
+import { straysSql } from '../write/shared-parent.js';
 import { stillReferenced, stillReferencedSql, type StillReferenced } from '../write/protect.js';
 import type { Validated, Values } from './body.js';
-import { checkOrder, checkStates, closesCycle, rowsOf, uniqueIds, type Row } from './checks.js';
+import { checkOrder } from '../write/order.js';
+import { STATEMENT_PARTS } from '../write/parts.js';
+import { checkStates } from '../write/state.js';
+import { closesCycle } from '../write/tree.js';
+import { rowsOf, uniqueIds, type Row } from './rows.js';
 import { rowValues, type Db } from './store.js';
-import { STATEMENT_PARTS, writePathOf, type WritePath } from './write-paths.js';
 
-/** The name of a part of the statement (no declared table is named so, or every resource takes the check path). */
-const part = (name: string): string => `${STATEMENT_PARTS}${name}`;
-const [IN, OLD, V, NEW, REF, DIAG] = [part('in'), part('old'), part('v'), part('new'), part('ref'), part('diag')];
+/** The name of a part of the statement (no declared table is named so). */
+export const part = (name: string): string => `${STATEMENT_PARTS}${name}`;
+export const [IN, OLD, V, NEW, REF, DIAG] = [part('in'), part('old'), part('v'), part('new'), part('ref'), part('diag')];
 
 interface Link {
   m: ManyToManyRef;
@@ -61,12 +63,12 @@ interface UpdateDiagnostics extends LockedDiagnostics {
 }
 
 /** One rule's diagnostic of a reference the write sets: SQL answering JSON, null when the rule holds. */
-interface ReferenceDiagnostic {
+export interface ReferenceDiagnostic {
   writeName: string;
   sql: Fragment;
 }
 
-interface Write {
+export interface Write {
   resource: Resource;
   user: Principal;
   values: Values;
@@ -81,7 +83,7 @@ interface Write {
 }
 
 /** An id list as one parameter, so the statement's text is the same for any number of ids. */
-const intArray = (ids: readonly number[]): string => `{${ids.join(',')}}`;
+export const intArray = (ids: readonly number[]): string => `{${ids.join(',')}}`;
 
 const stateFields = (resource: Resource): Field[] => resource.fields.filter((f) => f.spec.type === 'state');
 
@@ -94,7 +96,7 @@ function inputs(w: Write, id: number | undefined): Fragment {
 }
 
 /** The values as a row of the resource's table (columns not set are null; only those set are written). */
-const valuesRow = (resource: Resource): Fragment => frag(`${V} as (select v.* from ${IN}, json_populate_record(null::${q(resource.table)}, ${IN}.w_row) v)`);
+export const valuesRow = (resource: Resource): Fragment => frag(`${V} as (select v.* from ${IN}, json_populate_record(null::${q(resource.table)}, ${IN}.w_row) v)`);
 
 /** `fk`'s value after the write, as SQL. */
 function nextKey(w: Write, fk: { writeName: string; column: string }): string {
@@ -110,9 +112,7 @@ const visibleRef = (target: Resource, user: Principal): Fragment[] => {
 /** A record linked through `m` (`REF`, null when not found) that does not share the record's declared parent after the write. */
 function strays(w: Write, m: ManyToManyRef): string {
   const same = m.spec.sameParent;
-  if (!same) return 'false';
-  const parent = nextKey(w, findForeignKey(w.resource, same.local)!);
-  return `(${REF}.id is not null and ${parent} is not null and ${REF}.${q(findForeignKey(m.target, same.remote)!.column)} is distinct from ${parent})`;
+  return same ? straysSql(m, REF, nextKey(w, findForeignKey(w.resource, same.local)!)) : 'false';
 }
 
 /** `ids` (SQL rows of a column `id`) that are not visible records of `m`'s target or do not share the parent, as `[{id, seen}]`; null when none. */
@@ -128,9 +128,9 @@ function linkDiagnostic(w: Write, m: ManyToManyRef, ids: string, idsBindings: re
  * What is wrong with the references the write sets, per write name, as JSON (null when nothing):
  * a key's record is missing or invisible (`{missing}`) or would close a cycle (`{cycle}`); linked
  * records missing, invisible or under another parent (`[{id, seen}]`), also those already linked
- * when an update sets a new parent (checks.ts checkReferences). engine/write/reference.ts words it.
+ * when an update moves the record to a new parent. engine/write/reference.ts words it.
  */
-function referenceDiagnostics(w: Write): ReferenceDiagnostic[] {
+export function referenceDiagnostics(w: Write): ReferenceDiagnostic[] {
   const found: ReferenceDiagnostic[] = [];
   for (const fk of w.resource.foreignKeys) {
     if (!(fk.writeName in w.values)) continue;
@@ -142,12 +142,14 @@ function referenceDiagnostics(w: Write): ReferenceDiagnostic[] {
   }
   for (const l of w.links) found.push({ writeName: l.m.writeName, sql: linkDiagnostic(w, l.m, `unnest(${IN}.${l.column}) x(id)`) });
   if (!w.update) return found;
-  // a new parent: the records already linked must belong to it (checked whenever the key is set)
+  // a new parent: the records already linked must belong to it (checked when the key changes)
   for (const m of w.resource.manyToMany) {
     const same = m.spec.sameParent;
-    if (!same || m.writeName in w.values || !(findForeignKey(w.resource, same.local)!.writeName in w.values)) continue;
+    const local = same && findForeignKey(w.resource, same.local)!;
+    if (!local || m.writeName in w.values || !(local.writeName in w.values)) continue;
     const { table, sourceColumn, targetColumn } = m.spec;
-    found.push({ writeName: m.writeName, sql: linkDiagnostic(w, m, `(select j.${q(targetColumn)} as id from ${q(table)} j where j.${q(sourceColumn)} = ${OLD}.id) x`) });
+    const moved = `${OLD}.${q(local.column)} is distinct from ${V}.${q(local.column)}`;
+    found.push({ writeName: m.writeName, sql: linkDiagnostic(w, m, `(select j.${q(targetColumn)} as id from ${q(table)} j where j.${q(sourceColumn)} = ${OLD}.id and ${moved}) x`) });
   }
   return found;
 }
@@ -173,13 +175,13 @@ function ruleDiagnostics(w: Write): ReferenceDiagnostic[] {
 }
 
 /** The diagnostics as one JSON object, `{}` when every rule holds. */
-function diagnosticsObject(diagnostics: readonly ReferenceDiagnostic[]): Fragment {
+export function diagnosticsObject(diagnostics: readonly ReferenceDiagnostic[]): Fragment {
   const pairs = diagnostics.map((d) => frag(`?::text, ${d.sql.sql}`, [d.writeName, ...d.sql.bindings]));
   return frag(`json_strip_nulls(json_build_object(${pairs.map((p) => p.sql).join(', ')}))`, pairs.flatMap((p) => p.bindings));
 }
 
-/** A state set on an update stays, or moves along a declared transition (checks.ts checkStates). */
-function moveGuards(w: Write): Fragment[] {
+/** A state set on an update stays, or moves along a declared transition (engine/write/state.ts words a refusal). */
+export function moveGuards(w: Write): Fragment[] {
   return stateFields(w.resource)
     .filter((f) => f.name in w.values)
     .map((f) => {
@@ -202,11 +204,12 @@ function linkWrites(w: Write): Fragment[] {
 }
 
 /** State-log rows: a create's initial states; an update's moves. */
-function stateLog(w: Write): Fragment[] {
+export function stateLog(w: Write): Fragment[] {
   const fields = stateFields(w.resource).filter((f) => !w.update || f.name in w.values);
   return fields.map((f, i) => {
     const [to, from] = [`${NEW}.${q(f.column!)}`, `${OLD}.${q(f.column!)}`];
-    const moved = w.update ? ` from ${NEW}, ${OLD} where ${to} is distinct from ${from}` : ` from ${NEW}`;
+    // (an update's NEW and OLD hold one row per record changed: a batch changes many)
+    const moved = w.update ? ` from ${NEW} join ${OLD} on ${OLD}.id = ${NEW}.id where ${to} is distinct from ${from}` : ` from ${NEW}`;
     return frag(
       `${part(`log${i}`)} as (insert into state_changes (resource, record_id, field, from_state, to_state, changed_by) select ?::text, ${NEW}.id, ?::text, ${w.update ? from : 'null'}, ${to}, ?::int${moved})`,
       [w.resource.key, f.name, w.user.id],
@@ -249,7 +252,7 @@ function createStatement(w: Write, list: string): Fragment {
  * scans (links, references) still see the snapshot: a link diff against it would merge two sets.
  * Then the statement writes nothing and runs once more after locking the row first (lockedFirst).
  */
-const current = (resource: Resource): string => `${OLD}.w_xmin = (select s.xmin from ${q(resource.table)} s where s.id = ${OLD}.id)`;
+export const current = (resource: Resource): string => `${OLD}.w_xmin = (select s.xmin from ${q(resource.table)} s where s.id = ${OLD}.id)`;
 
 /** If-Match: the locked record, as served, carries one of the tags. */
 function tagged(resource: Resource, precondition: Precondition | undefined): Fragment {
@@ -258,7 +261,7 @@ function tagged(resource: Resource, precondition: Precondition | undefined): Fra
   return frag(`${entityTagSql(served)} in (select json_array_elements_text(?::json))`, [JSON.stringify(precondition)]);
 }
 
-/** The record `IN.w_id` as `OLD`, locked as the check path locks it (a concurrent change is waited for and seen), if `user` sees it. */
+/** The record `IN.w_id` as `OLD`, locked (a concurrent change is waited for and seen), if `user` sees it. */
 function locked(resource: Resource, user: Principal): Fragment {
   const view = accessPredicate(resource, 'view', user, ROW);
   return frag(
@@ -268,8 +271,8 @@ function locked(resource: Resource, user: Principal): Fragment {
 }
 
 /**
- * The first branches of a verdict on the locked record, in the check path's order: not found, a
- * stale snapshot (the check path answers), 403, 412; the rules follow. A rule holds only when it is
+ * The first branches of a verdict on the locked record, in this order: not found, a
+ * stale snapshot (the statement runs once more, the row locked first), 403, 412; the rules follow. A rule holds only when it is
  * true: one that is null (`owner_id = 5` of a record without owner) refuses, as in a WHERE.
  */
 function lockedVerdict(resource: Resource, user: Principal, precondition: Precondition | undefined): Fragment {
@@ -338,7 +341,7 @@ function refusedLocked(d: LockedDiagnostics): boolean {
 }
 
 /** The statement's one row: the written record's JSON, or its diagnostics. */
-interface Answer {
+export interface Answer {
   json?: string | null;
   diagnostics?: string | null;
 }
@@ -353,7 +356,6 @@ function lockedFirst(resource: Resource, user: Principal, id: number): Fragment 
 
 /** A resource's creates and updates as one statement each, where its write path allows. */
 export class StatementWrites {
-  readonly path: WritePath;
   private readonly orderRules: Extract<RecordRule, { kind: 'order' }>[];
   /** Write names of foreign keys and links. */
   private readonly references: Set<string>;
@@ -362,12 +364,7 @@ export class StatementWrites {
   /** Select lists of written records, by which links the write sets. */
   private readonly lists = new Map<string, string>();
 
-  constructor(
-    private readonly resource: Resource,
-    all: readonly Resource[],
-    checksOnly = false,
-  ) {
-    this.path = checksOnly ? 'checks' : writePathOf(resource, all);
+  constructor(private readonly resource: Resource) {
     this.orderRules = resource.rules.filter((r) => r.kind === 'order');
     this.references = new Set([...resource.foreignKeys, ...resource.manyToMany].map((r) => r.writeName));
     this.diagnosed = new Set([...this.references, ...stateFields(resource).map((f) => f.name)]);
@@ -375,7 +372,7 @@ export class StatementWrites {
 
   /** The new record's JSON, written through `db` (a transaction the write joins, or the pool); throws its refusal. */
   async create(db: Db, user: Principal, { values, errors }: Validated): Promise<string> {
-    // the checks the process makes (states, order), skipping fields the shape refused, as the check path does
+    // the checks the process makes (states, order), skipping fields the shape refused
     const checked = errors.with();
     checkStates({ errors: checked, existing: undefined }, this.resource, values);
     for (const rule of this.orderRules) checkOrder({ errors: checked, existing: undefined }, this.resource, rule, values);
@@ -385,7 +382,7 @@ export class StatementWrites {
     const w = await this.write(user, sent, false, refused);
     const answer = (await this.attempt(() => this.answer(db, createStatement(w, this.listOf(w)))))!;
     if (typeof answer.json === 'string') return answer.json;
-    // every error at once, in the check path's order: shape, references, states and order
+    // every error at once, in order: shape, references, states and order
     const diagnostics = JSON.parse(answer.diagnostics!) as ReferenceDiagnostics;
     const all = errors.with(referenceErrors(this.resource, sent, diagnostics, errors), checked);
     this.checkRules(all, values, undefined, diagnostics, false);
@@ -458,7 +455,7 @@ export class StatementWrites {
   }
 
   /**
-   * Throws the answer to an update the statement did not make, in the check path's order: 404, 403,
+   * Throws the answer to an update the statement did not make, in order: 404, 403,
    * 412, then every field's errors (shape, references, states, order).
    */
   private refusedUpdate(values: Values, errors: FieldErrorCollector, sent: Values, d: UpdateDiagnostics): never {
@@ -516,7 +513,7 @@ export class StatementWrites {
     if (d.held) throw conflict(stillReferenced(this.resource, d.held));
   }
 
-  /** Throws the order rules' errors for `values` over the record as written (checks.ts checkOrder): only they can refuse a written update. */
+  /** Throws the order rules' errors for `values` over the record as written: only they can refuse a written update. */
   private refuseOutOfOrder(values: Values, written: Row): void {
     const c = { errors: new FieldErrorCollector(), existing: written };
     for (const rule of this.orderRules) checkOrder(c, this.resource, rule, values);

@@ -6,7 +6,7 @@
  * rows, are never blocked; the audit trail's guard lets the prune delete (`bms.audit_prune`).
  */
 import type { Knex } from 'knex';
-import { rowsOf } from '../crud/checks.js';
+import { rowsOf } from '../crud/rows.js';
 
 export const RETENTION_BATCH = 1000;
 

@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { entryVisible } from '../audit/resource.js';
 import { capturedColumns } from '../audit/capture-triggers.js';
-import { rowsOf } from '../crud/checks.js';
+import { rowsOf } from '../crud/rows.js';
 import type { ResourceService } from '../crud/service.js';
 import { notFound } from '../errors.js';
 import { isoTimestamp } from '../fields/values.js';

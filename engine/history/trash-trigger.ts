@@ -1,7 +1,7 @@
 /**
  * The trash: a row trigger (`bms_trash`, before delete) on the table of every resource declared
  * `trash: true` copies the row (`to_jsonb`) and its links into `trash` before it goes, in the
- * deleting statement, whichever path deletes (one statement, the check path, a batch, a cascade).
+ * deleting statement, whichever path deletes (one statement, a batch, a cascade).
  * The delete itself stays real: the record is gone from every list, detail, filter, foreign key
  * and expand, and a delete that `protect` refuses rolls the copy back with it. Its links are those
  * of every relation stored with its id on either side, so a restore brings back each link

@@ -11,7 +11,7 @@ import type { Principal } from '../auth/users.js';
 import { recordedPredicate, viewsEveryState } from '../access/visibility.js';
 import { setActor } from '../audit/actor.js';
 import { rowsOfViewable } from '../audit/resource.js';
-import { rowsOf } from '../crud/checks.js';
+import { rowsOf } from '../crud/rows.js';
 import type { ResourceService } from '../crud/service.js';
 import { conflict, notFound, permissionDenied } from '../errors.js';
 import { mayPerform } from '../http/resource-routes.js';

@@ -65,8 +65,6 @@ export interface Services {
   corsOrigins?: readonly string[];
   /** MCP_WRITE_ENABLED: the MCP tools include create_record and update_record. */
   mcpWriteEnabled?: boolean;
-  /** Writes through the check path only (ServiceSettings.checksOnly). */
-  checksOnly?: boolean;
   /** METRICS: every request is counted and timed here. */
   metrics?: Metrics;
   /** Where file bytes live and FILE_MAX_BYTES; without it the file routes are not served. */
@@ -94,7 +92,6 @@ export function createApp({
   reads,
   corsOrigins = [],
   mcpWriteEnabled = false,
-  checksOnly = false,
   metrics,
   files,
 }: Services): App {
@@ -103,7 +100,7 @@ export function createApp({
   koa.silent = true;
   koa.context.publicUrl = publicUrl;
   const ajv = createAjv();
-  const serviceOf = (r: Resource) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows, reads, checksOnly })] as const;
+  const serviceOf = (r: Resource) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows, reads })] as const;
   const services = new Map(registry.resources.map(serviceOf));
   const tables = new Map(registry.tables.map(serviceOf));
 

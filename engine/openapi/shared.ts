@@ -6,6 +6,7 @@
 import { FIELD_MESSAGES } from '../errors.js';
 import { BODY_LIMIT } from '../http/json-body.js';
 import { INT_MAX } from '../fields/values.js';
+import { missingReference } from '../write/reference.js';
 import { ref, type Header, type Parameter, type Ref, type Response, type Schema, type SecurityRequirement } from './types.js';
 
 export const json = (schema: Schema | Ref) => ({ 'application/json': { schema } });
@@ -20,7 +21,7 @@ export const schemas: Record<string, Schema> = {
     type: 'object',
     description: 'Field name → messages, every offending field at once; errors not tied to a field are under `non_field_errors`.',
     additionalProperties: { type: 'array', items: { type: 'string' } },
-    example: { title: [FIELD_MESSAGES.blank], tracker_id: ['Invalid pk "99" - object does not exist.'] },
+    example: { title: [FIELD_MESSAGES.blank], tracker_id: [missingReference({ id: 99 })] },
   },
   Detail: {
     type: 'object',

@@ -18,6 +18,7 @@ import { checkAccess, checkAccessCycles } from './access-check.js';
 import { canHoldRights } from '../access/privileges.js';
 import { typeOf } from '../fields/index.js';
 import { MAX_LIST_ITEMS } from '../fields/values.js';
+import { STATEMENT_PARTS } from '../write/parts.js';
 
 /** The field `attachments: true` gives a resource. */
 export const ATTACHMENTS = 'attachments';
@@ -152,6 +153,9 @@ function check(resource: Resource): void {
       const source = via && findField(via.target, s.derived.field);
       if (!source?.column) fail(`derived field "${f.name}" reads unknown field "${s.derived.field}" of "${via?.target.key}".`);
     }
+  }
+  for (const table of [resource.table, ...resource.manyToMany.map((m) => m.spec.table)]) {
+    if (table.startsWith(STATEMENT_PARTS)) fail(`table "${table}" starts with "${STATEMENT_PARTS}", as the write statements' parts are named.`);
   }
   for (const m of resource.manyToMany) {
     if (m.spec.privileged && !canHoldRights(m.target)) {

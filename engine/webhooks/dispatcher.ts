@@ -14,7 +14,7 @@
 import type { Knex } from 'knex';
 import type { WebhookSettings } from '../config.js';
 import { loadPrincipals, type Principal } from '../auth/users.js';
-import { rowsOf } from '../crud/checks.js';
+import { rowsOf } from '../crud/rows.js';
 import { isoTimestamp } from '../fields/values.js';
 import type { Logger } from '../log.js';
 import type { Resource } from '../registry/resource.js';
