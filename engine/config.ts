@@ -80,6 +80,8 @@ export interface ServerConfig extends DatabaseConfig {
   metrics?: { port: number };
   /** Scheduled jobs (engine/jobs); unset parts take `DEFAULT_JOBS`. */
   jobs?: Partial<JobSettings>;
+  /** Imports (engine/exchange): IMPORT_SYNC_MAX_BYTES, IMPORT_MAX_BYTES; unset parts take their defaults. */
+  imports?: Partial<{ syncMaxBytes: number; maxBytes: number }>;
 }
 
 export interface JobSettings {
@@ -229,6 +231,8 @@ const SERVER = {
   METRICS: bool({ default: false, desc: 'true or false' }),
   METRICS_PORT: portNumber({ default: DEFAULT_METRICS_PORT, desc: 'a port number from 0 to 65535 (0: any free port)' }),
   JOBS: bool({ default: DEFAULT_JOBS.run, desc: 'true or false' }),
+  IMPORT_SYNC_MAX_BYTES: byteCount({ default: undefined, desc: 'a number of bytes from 1 to 999999999999' }),
+  IMPORT_MAX_BYTES: byteCount({ default: undefined, desc: 'a number of bytes from 1 to 999999999999' }),
 };
 const FILES = {
   FILE_STORAGE: s3Url({ default: undefined, desc: 's3://bucket/prefix (unset: local disk under BMS_DATA_DIR/files)' }),
@@ -330,6 +334,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpWriteEnabled: e.MCP_WRITE_ENABLED,
     metrics: e.METRICS ? { port: e.METRICS_PORT } : undefined,
     jobs: { run: e.JOBS },
+    imports: { ...(e.IMPORT_SYNC_MAX_BYTES !== undefined && { syncMaxBytes: e.IMPORT_SYNC_MAX_BYTES }), ...(e.IMPORT_MAX_BYTES !== undefined && { maxBytes: e.IMPORT_MAX_BYTES }) },
     files: { storage: e.FILE_STORAGE, maxBytes: e.FILE_MAX_BYTES, s3Endpoint: e.S3_ENDPOINT, s3Region: e.S3_REGION },
   };
   if (config.secureCookies && !config.trustProxy) {

@@ -18,6 +18,7 @@ import { StartupError } from './startup-error.js';
 import { migrateForService } from './storage/migrate.js';
 import { loadRegistry, type Registry } from './registry/registry.js';
 import { JobRunner } from './jobs/runner.js';
+import { DEFAULT_IMPORTS } from './exchange/import-routes.js';
 import { Metrics } from './metrics/metrics.js';
 import { reportToPrimary, serveMetrics, type MetricsServer } from './metrics/server.js';
 import { createUser } from './auth/users.js';
@@ -110,7 +111,8 @@ export async function startService(
   const reads = readRouting(db, config, log);
   const webhooks = { ...DEFAULT_WEBHOOKS, ...config.webhooks };
   const dispatcher = webhooks.dispatch ? new Dispatcher(db, webhooks, log, registry.resources) : undefined;
-  const jobs = new JobRunner(db, registry, { ...DEFAULT_JOBS, ...config.jobs }, log);
+  const jobSettings = { ...DEFAULT_JOBS, ...config.jobs };
+  const jobs = new JobRunner(db, registry, jobSettings, log);
   const metrics = config.metrics && new Metrics({ db, reads, principals, dispatcher, jobs: { waiting: () => jobs.waiting(), runs: () => jobs.counts() } });
   const files = { ...DEFAULT_FILES, ...config.files };
   const app = createApp({
@@ -129,6 +131,7 @@ export async function startService(
     checksOnly: config.checksOnly,
     metrics,
     files: { store: openBlobStore(files, config.dataDir), maxBytes: files.maxBytes },
+    imports: { ...DEFAULT_IMPORTS, ...config.imports },
   });
   const server = http.createServer();
   server.on('clientError', answerClientError);
@@ -144,7 +147,9 @@ export async function startService(
     if (metrics && cluster.isWorker) reportToPrimary(metrics.registry);
     else if (metrics && config.metrics) metricsServer = await serveMetrics(config.host, config.metrics.port, metrics.registry);
     await jobs.start();
+    if (jobSettings.run) app.imports.start(jobSettings.pollSeconds);
   } catch (err) {
+    await app.imports.stop();
     await jobs.stop();
     await metricsServer?.close();
     metrics?.close();
@@ -166,6 +171,7 @@ export async function startService(
     jobs,
     close: async () => {
       const finished = await drain.close(config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+      await app.imports.stop();
       await jobs.stop();
       await dispatcher?.stop();
       await metricsServer?.close();
