@@ -189,7 +189,7 @@ describeWithServer('a background import survives a restart of the service', 'a s
 
   it('answers 202 with the job, keeps the file, and the next instance imports it once', async () => {
     // the first instance runs no jobs: the import waits in its row while the service is stopped
-    const small = { IMPORT_SYNC_MAX_BYTES: '1000', LOG_LEVEL: 'warn' };
+    const small = { IMPORT_SYNC_MAX_BYTES: '1000' };
     service = await startServiceProcess(database, { ...small, JOBS: 'false' });
     const admin = new Client(service.url, service.token!);
     const t = (await created(admin, '/api/issue/tracker', { title: 'background' })).id as number;
