@@ -17,6 +17,7 @@ import { runSoak, soakReport } from './soak.js';
 import { restoreWrites, seedBenchData, type BenchData } from './seed.js';
 import { withTargets, type Target, type Targets } from './targets.js';
 import { measureWholeList } from './whole-list.js';
+import { measureImport } from './import-rate.js';
 import { measureMetricsCost } from './metrics-cost.js';
 import type { Knex } from 'knex';
 
@@ -87,6 +88,8 @@ async function main(options: BenchOptions): Promise<number> {
     const runs: Run[] = [];
     for (const workers of options.workers) runs.push(...(await runWorkers(options, bench.db, bench.url, data, workers)));
     const whole = await withTargets(bench.url, 1, ({ service }) => measureWholeList(service, data));
+    // last: it adds its rows to the table the lists read
+    const imported = await withTargets(bench.url, 1, ({ service }) => measureImport(service, data));
     const rows = tabulate(runs);
     const { rows: [pgVersion] } = (await bench.db.raw('show server_version')) as { rows: { server_version: string }[] };
     const per = options.requests === undefined ? `${options.duration} s` : `${options.requests} requests`;
@@ -94,9 +97,10 @@ async function main(options: BenchOptions): Promise<number> {
       `\n${os.cpus().length} CPUs, Node ${process.version}, PostgreSQL ${pgVersion?.server_version}; ${options.issues.toLocaleString('en-US')} issues, ` +
         `${options.connections} connections, ${per} per run, median of ${options.rounds} round(s)\n\n${render(rows)}\n` +
         `\nWhole-table list (one client, 1 worker, median of 3): ${whole.rows.toLocaleString('en-US')} rows in ${whole.seconds.toFixed(2)} s, ${whole.microsecondsPerRow.toFixed(2)} µs per row, ` +
-        `first byte after ${whole.firstByteMs.toFixed(0)} ms, resident memory up ${whole.rssRiseMiB.toFixed(1)} MiB\n`,
+        `first byte after ${whole.firstByteMs.toFixed(0)} ms, resident memory up ${whole.rssRiseMiB.toFixed(1)} MiB\n` +
+        `Import (CSV, background job, 1 worker): ${imported.rows.toLocaleString('en-US')} issues in ${imported.seconds.toFixed(1)} s, ${imported.rowsPerSecond.toFixed(0)} rows/s\n`,
     );
-    if (options.json) fs.writeFileSync(options.json, `${JSON.stringify({ options, cpus: os.cpus().length, node: process.version, rows, wholeList: whole }, null, 2)}\n`);
+    if (options.json) fs.writeFileSync(options.json, `${JSON.stringify({ options, cpus: os.cpus().length, node: process.version, rows, wholeList: whole, import: imported }, null, 2)}\n`);
     const failed = rows.filter((r) => r.errors > 0);
     for (const r of failed) {
       const kinds = Object.entries(r.failures).map(([kind, n]) => `${n} ${/^\d+$/.test(kind) ? `answered ${kind}` : kind}`);

@@ -82,6 +82,8 @@ export interface ServerConfig extends DatabaseConfig {
   jobs?: Partial<JobSettings>;
   /** OTEL_EXPORTER_OTLP_ENDPOINT is set: main.ts starts OpenTelemetry tracing (engine/tracing) before the service loads. */
   tracing?: boolean;
+  /** Imports (engine/exchange): IMPORT_SYNC_MAX_BYTES, IMPORT_MAX_BYTES; unset parts take their defaults. */
+  imports?: Partial<{ syncMaxBytes: number; maxBytes: number }>;
 }
 
 export interface JobSettings {
@@ -235,6 +237,8 @@ const SERVER = {
   JOBS: bool({ default: DEFAULT_JOBS.run, desc: 'true or false' }),
   // the OpenTelemetry SDK reads it (and the other OTEL_* variables) itself; checked here so a bad one stops the start
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl({ default: undefined, desc: 'the http or https URL of an OTLP/HTTP receiver, such as http://collector:4318' }),
+  IMPORT_SYNC_MAX_BYTES: byteCount({ default: undefined, desc: 'a number of bytes from 1 to 999999999999' }),
+  IMPORT_MAX_BYTES: byteCount({ default: undefined, desc: 'a number of bytes from 1 to 999999999999' }),
 };
 const FILES = {
   FILE_STORAGE: s3Url({ default: undefined, desc: 's3://bucket/prefix (unset: local disk under BMS_DATA_DIR/files)' }),
@@ -338,6 +342,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: e.METRICS ? { port: e.METRICS_PORT } : undefined,
     jobs: { run: e.JOBS },
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined,
+    imports: { ...(e.IMPORT_SYNC_MAX_BYTES !== undefined && { syncMaxBytes: e.IMPORT_SYNC_MAX_BYTES }), ...(e.IMPORT_MAX_BYTES !== undefined && { maxBytes: e.IMPORT_MAX_BYTES }) },
     files: { storage: e.FILE_STORAGE, maxBytes: e.FILE_MAX_BYTES, s3Endpoint: e.S3_ENDPOINT, s3Region: e.S3_REGION },
   };
   if (config.secureCookies && !config.trustProxy) {

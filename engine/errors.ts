@@ -69,6 +69,25 @@ export class FieldErrorCollector {
   }
 }
 
+/** One problem of an import's row (engine/exchange): the row as a spreadsheet numbers it (header: 1), the column's write name (null: the row as a whole). */
+export interface RowError {
+  row: number;
+  field: string | null;
+  messages: string[];
+}
+
+/** 400: an import with invalid rows, every error listed; nothing was written. */
+export class RowsRefused extends ApiError {
+  readonly status = 400;
+  constructor(readonly errors: readonly RowError[]) {
+    super('Import refused');
+  }
+  body(): unknown {
+    const rows = new Set(this.errors.map((e) => e.row)).size;
+    return { detail: `${rows} row${rows === 1 ? '' : 's'} cannot be imported; nothing was written.`, errors: this.errors };
+  }
+}
+
 export const notAuthenticated = (detail = 'Authentication credentials were not provided.') =>
   new DetailError(401, detail, { 'WWW-Authenticate': 'Token' });
 export const permissionDenied = (detail = 'You do not have permission to perform this action.') =>

@@ -19,6 +19,7 @@ import { migrateForService } from './storage/migrate.js';
 import { loadRegistry, type Registry } from './registry/registry.js';
 import { JobRunner } from './jobs/runner.js';
 import type { MetricsServer } from './metrics/server.js';
+import { DEFAULT_IMPORTS } from './exchange/import-routes.js';
 import { createUser } from './auth/users.js';
 import { createToken } from './auth/tokens.js';
 import { PrincipalCache } from './auth/principal-cache.js';
@@ -109,7 +110,8 @@ export async function startService(
   const reads = readRouting(db, config, log);
   const webhooks = { ...DEFAULT_WEBHOOKS, ...config.webhooks };
   const dispatcher = webhooks.dispatch ? new Dispatcher(db, webhooks, log, registry.resources) : undefined;
-  const jobs = new JobRunner(db, registry, { ...DEFAULT_JOBS, ...config.jobs }, log);
+  const jobSettings = { ...DEFAULT_JOBS, ...config.jobs };
+  const jobs = new JobRunner(db, registry, jobSettings, log);
   // prom-client (which loads @opentelemetry/api) only when metrics are on
   const metrics = config.metrics && new (await import('./metrics/metrics.js')).Metrics({ db, reads, principals, dispatcher, jobs: { waiting: () => jobs.waiting(), runs: () => jobs.counts() } });
   const files = { ...DEFAULT_FILES, ...config.files };
@@ -128,6 +130,7 @@ export async function startService(
     mcpWriteEnabled: config.mcpWriteEnabled,
     metrics,
     files: { store: openBlobStore(files, config.dataDir), maxBytes: files.maxBytes },
+    imports: { ...DEFAULT_IMPORTS, ...config.imports },
   });
   const server = http.createServer();
   server.on('clientError', answerClientError);
@@ -146,7 +149,9 @@ export async function startService(
       else metricsServer = await serveMetrics(config.host, config.metrics.port, metrics.registry);
     }
     await jobs.start();
+    if (jobSettings.run) app.imports.start(jobSettings.pollSeconds);
   } catch (err) {
+    await app.imports.stop();
     await jobs.stop();
     await metricsServer?.close();
     metrics?.close();
@@ -168,6 +173,7 @@ export async function startService(
     jobs,
     close: async () => {
       const finished = await drain.close(config.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+      await app.imports.stop();
       await jobs.stop();
       await dispatcher?.stop();
       await metricsServer?.close();

@@ -42,6 +42,8 @@ import { mountHistory, mountTrashRestore } from '../history/routes.js';
 import { Trash } from '../history/trash.js';
 import type { BlobStore } from '../files/blob-store.js';
 import { FileRoutes } from '../files/routes.js';
+import { ImportJobs } from '../exchange/import-jobs.js';
+import { DEFAULT_IMPORTS, mountImports, type ImportSettings } from '../exchange/import-routes.js';
 
 export interface Services {
   db: Knex;
@@ -69,6 +71,8 @@ export interface Services {
   metrics?: Metrics;
   /** Where file bytes live and FILE_MAX_BYTES; without it the file routes are not served. */
   files?: { store: BlobStore; maxBytes: number };
+  /** IMPORT_SYNC_MAX_BYTES and IMPORT_MAX_BYTES (engine/exchange). */
+  imports?: ImportSettings;
 }
 
 export interface App {
@@ -77,6 +81,8 @@ export interface App {
   services: Map<string, ResourceService>;
   /** The engine tables' services (registry.tables): served and documented as resources, out of MCP's and the admin app's reach. */
   tables: Map<string, ResourceService>;
+  /** Background imports: queued by the import routes, run by `start` on instances with JOBS on. */
+  imports: ImportJobs;
 }
 
 export function createApp({
@@ -94,6 +100,7 @@ export function createApp({
   mcpWriteEnabled = false,
   metrics,
   files,
+  imports = DEFAULT_IMPORTS,
 }: Services): App {
   // one proxy: the address it appends is the client's; earlier entries are the client's own claims
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: 1 });
@@ -123,6 +130,8 @@ export function createApp({
   for (const service of services.values()) mountResource(routes, service, idempotent, lists);
   for (const batch of registry.batches) mountBatch(routes, batch, services.get(batch.resource.key)!, idempotent);
   mountSummary(routes, db, registry.resources);
+  const importJobs = new ImportJobs(db, services, log);
+  mountImports(routes, services.values(), importJobs, imports);
   for (const table of tables.values()) {
     const declared = table.resource.engineTable?.writes;
     mountResource(routes, table, idempotent, lists, declared && new DeclaredWrites(table, declared, ajv));
@@ -145,5 +154,5 @@ export function createApp({
   if (files) koa.use(new FileRoutes(db, files.store, registry.resources, files.maxBytes).middleware(authenticate));
   koa.use(routes.middleware(authenticate));
   koa.use(notFoundAfterAuthentication(authenticate));
-  return { koa, services, tables };
+  return { koa, services, tables, imports: importJobs };
 }

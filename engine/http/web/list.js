@@ -3,6 +3,7 @@
 // and the row count on request. The list's state is the hash's query string, so a filtered page
 // can be bookmarked and Back goes to the previous one.
 import { api, errorText } from './api.js';
+import { importDialog } from './import.js';
 import { choiceText, h, labelOf, recordLabel, shortTitle, shown, titleInSentence, valueShown } from './dom.js';
 import { t } from './i18n.js';
 import { picker } from './picker.js';
@@ -145,6 +146,7 @@ export async function listScreen(meta, query, app) {
   const heading = [
     h('div', { class: 'heading' }, h('h1', { tabindex: -1 }, shortTitle(meta)), app.can(meta.key, 'add') ? h('a', { id: 'new-record', class: 'button', href: `#/r/${meta.key}/new` }, t('newRecord', { title: titleInSentence(meta) })) : null),
     h('p', { class: 'description' }, meta.description),
+    importDialog(meta, (action) => app.can(meta.key, action)),
   ];
   // on a wide screen the filters are a column beside the results, so they never push them down
   const layout = (...results) => h('div', { class: 'list-layout' }, filterForm(meta, query, app), h('div', { class: 'list-results' }, results));
