@@ -1,6 +1,6 @@
 /**
  * The raw ceiling the bench holds the service against: `node:http` and `pg`, no framework, for
- * `/api/issue/issue` alone. Per request it does what the service must: the token lookup (SHA-256
+ * `/api/issue/issue` alone, and `node:http` and `fs` for a DMS document's file (ceiling-files.ts). Per request it does what the service must: the token lookup (SHA-256
  * of the key, the service's own table and query), the model permission, then the service's SQL
  * shapes as named prepared statements, answering the service's JSON bytes, which PostgreSQL builds.
  * Writes go in one statement each (row, category links and state log at once). It knows only what
