@@ -29,6 +29,7 @@ export default tseslint.config(
         setTimeout: 'readonly',
         URLSearchParams: 'readonly',
         window: 'readonly',
+        XMLHttpRequest: 'readonly',
       },
     },
   },

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { checkAgreement, Disagreement } from './agreement.js';
 import { createBenchDatabase } from './database.js';
 import { runLoad, type LoadShape } from './load.js';
@@ -19,6 +20,7 @@ import { withTargets, type Target, type Targets } from './targets.js';
 import { measureWholeList } from './whole-list.js';
 import { measureImport } from './import-rate.js';
 import { measureMetricsCost } from './metrics-cost.js';
+import { fileMemoryReport, measureFileMemory } from './file-memory.js';
 import type { Knex } from 'knex';
 
 const say = (line: string) => void process.stderr.write(`${line}\n`);
@@ -27,6 +29,7 @@ const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} 
 /** One run, with the data put back afterwards when the scenario writes. */
 async function measure(db: Knex, data: BenchData, target: Target, scenario: Scenario, shape: LoadShape) {
   try {
+    await scenario.prepare?.(target.url, data);
     return await runLoad(target, scenario, data, shape);
   } finally {
     if (scenario.writes) await restoreWrites(db, data);
@@ -68,6 +71,17 @@ async function runWorkers(options: BenchOptions, db: Knex, url: string, data: Be
 }
 
 async function main(options: BenchOptions): Promise<number> {
+  // the stored files of both targets (BMS_DATA_DIR), removed at the end
+  const files = fs.mkdtempSync(path.join(os.tmpdir(), 'bms-bench-files-'));
+  process.env.BMS_DATA_DIR = files;
+  try {
+    return await measureAll(options);
+  } finally {
+    fs.rmSync(files, { recursive: true, force: true });
+  }
+}
+
+async function measureAll(options: BenchOptions): Promise<number> {
   let began = Date.now();
   const bench = await createBenchDatabase(options.serverUrl);
   say(`Created and migrated ${bench.url.replace(/\/\/[^@/]*@/, '//')} in ${seconds(began)}.`);
@@ -79,6 +93,11 @@ async function main(options: BenchOptions): Promise<number> {
       const { text, passed } = soakReport(await runSoak(bench.db, bench.url, data, options.soak, options.connections, options.workers[0]!), options.soak, options.connections);
       process.stdout.write(`\n${text}\n`);
       return passed ? 0 : 1;
+    }
+    if (options.fileMemory !== undefined) {
+      const measured = await measureFileMemory(bench.url, data, options.fileMemory);
+      process.stdout.write(`\n${fileMemoryReport(measured)}\n`);
+      return measured.passed ? 0 : 1;
     }
     if (options.metricsCost) {
       const { text, failed } = await measureMetricsCost(options, bench.db, bench.url, data, measure);

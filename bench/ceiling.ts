@@ -1,6 +1,6 @@
 /**
  * The raw ceiling the bench holds the service against: `node:http` and `pg`, no framework, for
- * `/api/issue/issue` alone. Per request it does what the service must: the token lookup (SHA-256
+ * `/api/issue/issue` alone, and `node:http` and `fs` for a DMS document's file (ceiling-files.ts). Per request it does what the service must: the token lookup (SHA-256
  * of the key, the service's own table and query), the model permission, then the service's SQL
  * shapes as named prepared statements, answering the service's JSON bytes, which PostgreSQL builds.
  * Writes go in one statement each (row, category links and state log at once). It knows only what
@@ -12,12 +12,14 @@
  */
 import cluster from 'node:cluster';
 import http from 'node:http';
+import path from 'node:path';
 import pg from 'pg';
 import { hashTokenKey } from '../engine/auth/tokens.js';
 import { superviseWorkers } from '../engine/cluster.js';
 import { createLogger, type Logger } from '../engine/log.js';
 import { containsPattern } from '../engine/storage/sql.js';
 import * as sql from './ceiling-sql.js';
+import { CeilingFiles } from './ceiling-files.js';
 
 type Answer = [status: number, body: string];
 
@@ -122,7 +124,19 @@ function serve(log: Logger): void {
   // the ceiling's writes are not captured (no audit entry, no webhook event): the service is held against writes without them;
   // its sessions run without JIT, as the service's do
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: '-c bms.capture=off -c jit=off' });
+  const files = new CeilingFiles(path.join(process.env.BMS_DATA_DIR ?? 'data', 'ceiling-files'));
   const server = http.createServer((req, res) => {
+    if (files.handles(req)) {
+      principalOf(pool, req.headers.authorization)
+        .then(() => files.serve(req, res))
+        .catch((err: unknown) => {
+          if (!(err instanceof Refusal)) process.stderr.write(`ceiling: ${(err as Error).stack ?? String(err)}\n`);
+          const [status, text] = err instanceof Refusal ? err.answer : detail(500, 'A server error occurred.');
+          res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), Connection: 'close' });
+          res.end(text);
+        });
+      return;
+    }
     answer(pool, req)
       .catch((err: unknown): Answer => {
         if (err instanceof Refusal) return err.answer;

@@ -36,6 +36,8 @@ interface Connection {
 
 export async function runLoad(target: Target, scenario: Scenario, data: BenchData, shape: LoadShape): Promise<Measurement> {
   const next = scenario.requests(data, shape.connections);
+  const token = scenario.as === 'admin' ? data.adminToken : data.viewerToken;
+  const headers = { authorization: `Token ${token}`, 'content-type': 'application/json' };
   let n = 0;
   let slots = 0;
   const setupRequest = (req: autocannon.Request): autocannon.Request => {
@@ -43,9 +45,8 @@ export async function runLoad(target: Target, scenario: Scenario, data: BenchDat
     if (c.slot < 0) c.slot = slots++;
     const turn: Turn = { n: n++, slot: c.slot, k: c.k++ };
     const made: BenchRequest = next(turn);
-    return { ...req, ...made };
+    return { ...req, ...made, headers: { ...headers, ...made.headers } };
   };
-  const token = scenario.as === 'admin' ? data.adminToken : data.viewerToken;
   const { result, peakRss, cpuMs } = await withUsage(target, () =>
     autocannon({
       url: target.url,
@@ -55,7 +56,7 @@ export async function runLoad(target: Target, scenario: Scenario, data: BenchDat
       // a 5,000-row list queued behind 31 others takes seconds on a busy machine; only a hang should count as an error
       timeout: 60,
       ...(shape.requests === undefined ? { duration: shape.duration } : { amount: shape.requests }),
-      headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+      headers,
       requests: [{ connection: { slot: -1, k: 0 }, setupRequest } as autocannon.Request],
     }),
   );

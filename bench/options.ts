@@ -25,6 +25,8 @@ export interface BenchOptions {
   soak: number | undefined;
   /** The cost of METRICS=true (bench/metrics-cost.ts) instead of the table. */
   metricsCost: boolean;
+  /** Instead of the table: one file of this many MiB uploaded and downloaded, the service's resident memory watched. */
+  fileMemory: number | undefined;
 }
 
 export class UsageError extends Error {}
@@ -54,6 +56,9 @@ runs the service and the raw ceiling (bench/ceiling.ts) side by side, and prints
                        memory sampled every 10 s; fails on any failed request, lost write or rising memory
   --metrics-cost       instead of the table: issue details on two services side by side, METRICS off
                        and on (the first of --workers), req/s and CPU per request of each
+  --file-memory MIB    instead of the table: one file of MIB MiB (e.g. 1024) uploaded to and downloaded
+                       from the service (1 worker), its resident memory's rise over each reported;
+                       exit code 1 when a rise reaches 64 MiB
   --help               this text
 
 Exits 1 when any request failed, the ceiling's answers differ from the service's, or the soak failed.`;
@@ -97,6 +102,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
         smoke: { type: 'boolean', default: false },
         soak: { type: 'string' },
         'metrics-cost': { type: 'boolean', default: false },
+        'file-memory': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -123,5 +129,6 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     keep: parsed.keep,
     soak: parsed.soak === undefined ? undefined : count('soak', parsed.soak, 0),
     metricsCost: parsed['metrics-cost'],
+    fileMemory: parsed['file-memory'] === undefined ? undefined : count('file-memory', parsed['file-memory'], 1024, 1),
   };
 }

@@ -1,13 +1,14 @@
 /** What the bench measures: one kind of request each, sent over and over with varying ids and bodies. */
 import { WORKFLOW, type BenchData } from './seed.js';
 
-export const SCENARIO_NAMES = ['detail', 'filtered-list', 'search', 'tracker-list', 'tracker-list-viewer', 'create', 'patch-title', 'patch-state'] as const;
+export const SCENARIO_NAMES = ['detail', 'filtered-list', 'search', 'tracker-list', 'tracker-list-viewer', 'create', 'patch-title', 'patch-state', 'upload', 'download'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export interface BenchRequest {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
   path: string;
-  body?: string;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
 }
 
 /** Where a request stands: the n-th of its run, and the k-th on its connection, number `slot`. */
@@ -28,6 +29,8 @@ export interface Scenario {
   writes: boolean;
   /** The request maker of one run over `connections` connections. */
   requests(data: BenchData, connections: number): (turn: Turn) => BenchRequest;
+  /** What a target needs before a run (a file to download), done with the admin's token. */
+  prepare?(url: string, data: BenchData): Promise<void>;
 }
 
 const ISSUES = '/api/issue/issue';
@@ -36,6 +39,17 @@ const STRIDE = 7919;
 const rows = (n: number) => `${n.toLocaleString('en-US')} row${n === 1 ? '' : 's'}`;
 
 const json = (method: 'POST' | 'PATCH', path: string, body: unknown): BenchRequest => ({ method, path, body: JSON.stringify(body) });
+
+/** The file scenarios' file: 10 MiB with no signature a type check would read. */
+export const FILE_BYTES = Buffer.alloc(10 * 2 ** 20, 'Bench file bytes, uploaded and downloaded.\n');
+const fileOf = (document: number) => `/api/dms/document/${document}/file`;
+/** A raw upload of `FILE_BYTES` as a document's file. */
+export const fileUpload = (document: number): BenchRequest => ({
+  method: 'PUT',
+  path: fileOf(document),
+  body: FILE_BYTES,
+  headers: { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="bench.bin"' },
+});
 
 /**
  * Each connection walks issues of its own share of the pool one workflow step at a time: its k-th
@@ -88,4 +102,14 @@ export const SCENARIOS: readonly Scenario[] = [
   ),
   write('patch-title', 'PATCH title', 200, (data) => ({ n }) => json('PATCH', `${ISSUES}/${data.titlePool[n % data.titlePool.length]!}`, { title: `Bench title ${n}` })),
   write('patch-state', 'PATCH state (one workflow step)', 200, workflowSteps),
+  // each connection uploads to a document of its own, so none waits for another's record lock
+  write('upload', 'upload a 10 MiB file (PUT, raw bytes)', 200, (data) => ({ slot }) => fileUpload(data.documents[slot % data.documents.length]!)),
+  {
+    ...read('download', () => 'download a 10 MiB file', 'admin', (data) => fileOf(data.documents[0]!)),
+    async prepare(url, data) {
+      const { method, path, body, headers } = fileUpload(data.documents[0]!);
+      const res = await fetch(url + path, { method, body: body as BodyInit, headers: { ...headers, authorization: `Token ${data.adminToken}` } });
+      if (res.status !== 200) throw new Error(`the download's file was not stored: ${res.status} ${await res.text()}`);
+    },
+  },
 ];

@@ -31,6 +31,8 @@ export interface BenchData {
   titlePool: number[];
   /** The last state-log id after seeding: later rows come from the bench's writes. */
   lastStateChange: number;
+  /** DMS documents (in one normal folder) whose file the upload and download scenarios write and read. */
+  documents: number[];
 }
 
 const TRACKERS = 20;
@@ -45,13 +47,15 @@ const WRITES_TRACKER = 1;
 const FILTERED_TRACKER = 2;
 const LISTED_TRACKER = 11;
 const SEARCHED = '77777:';
+/** Documents for the file scenarios: more than connections, so no two uploads wait for one record's lock. */
+const DOCUMENTS = 64;
 
 /** Issue n's state from its place s in its tracker: 1 in 50 rejected, the rest along the workflow. */
 const STATE_OF = `(select case when b = 0 then 'rejected' when b <= 5 then 'resolved' when b <= 9 then 'effectiveness_check'
   when b <= 17 then 'active' when b <= 25 then 'accepted' when b <= 35 then 'pending' else 'new' end
   from (select ((n - 1) / ${TRACKERS}) % 50 as b) s)`;
 
-const SEEDED_TABLES = ['users', 'groups', 'users_groups', 'api_tokens', 'organisation_mitarbeitende', 'issue_tracker', 'issue_tracker_admins', 'issue_tracker_teams', 'issue_category', 'issue_issue', 'issue_issue_categories', 'issue_issue_contributors', 'state_changes'];
+const SEEDED_TABLES = ['users', 'groups', 'users_groups', 'api_tokens', 'organisation_mitarbeitende', 'issue_tracker', 'issue_tracker_admins', 'issue_tracker_teams', 'issue_category', 'issue_issue', 'issue_issue_categories', 'issue_issue_contributors', 'state_changes', 'dms_folder', 'dms_document'];
 
 const PATH = `array[${WORKFLOW.map((s) => `'${s}'`).join(', ')}]`;
 
@@ -121,7 +125,9 @@ function statements(issues: number, hashes: { admin: string; viewer: string }): 
        ) p`,
       [],
     ],
-    ...['users', 'groups', 'issue_tracker', 'issue_category', 'issue_issue'].map(
+    [`insert into dms_folder (id, title, created_by) values (1, 'Bench files', ${ADMIN})`, []],
+    [`insert into dms_document (id, title, folder_id, created_by) select d, 'Bench document ' || d, 1, ${ADMIN} from generate_series(1, ${DOCUMENTS}) d`, []],
+    ...['users', 'groups', 'issue_tracker', 'issue_category', 'issue_issue', 'dms_folder', 'dms_document'].map(
       (table): [string, Knex.RawBinding[]] => [`select setval(pg_get_serial_sequence('${table}', 'id'), (select max(id) from ${table}))`, []],
     ),
   ];
@@ -148,6 +154,7 @@ export async function seedBenchData(db: Knex, issues: number): Promise<BenchData
     statePool: await ids(`select id from issue_issue where state = 'new' and tracker_id not in (${FILTERED_TRACKER}, ${LISTED_TRACKER}) order by id`),
     titlePool: await ids(`select id from issue_issue where tracker_id = ${WRITES_TRACKER} order by id`),
     lastStateChange: await one(`select max(id)::int as id from state_changes`),
+    documents: await ids('select id from dms_document order by id'),
   };
 }
 

@@ -6,6 +6,8 @@
  * a tracker with issues refused deletion in words, and no create button for a user without
  * `issues.add_issue`. With ADMIN_SCREENSHOTS=1 it writes the README's screenshots into docs/.
  */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -473,6 +475,92 @@ describe('admin app (/app/) in headless Chromium', function () {
     await page.goto(`${suite().service.url}/app/#/r/issue/issue`);
     await page.locator('#records').waitFor();
     expect(await open()).to.have.members(['Glossary', 'Issues']);
+    expect(errors).to.deep.equal([]);
+    await page.context().close();
+  });
+
+  it("uploads a document's file by drag and drop with its progress, downloads it, uploads a second version and restores the first", async () => {
+    const { admin } = suite();
+    const user = await makeUser({ permissions: ['folder', 'document'].flatMap((m) => ['view', 'add', 'change', 'delete'].map((a) => `dms.${a}_${m}`)) });
+    const folder = await created(admin, '/api/dms/folder', { title: unique('Browser files') });
+    const doc = await created(admin, '/api/dms/document', { title: unique('Browser document'), folder_id: folder.id });
+    const first = Buffer.from(`first version ${unique('x')}\n`.repeat(20_000));
+    const second = Buffer.from(`second version ${unique('x')}\n`);
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+    const errors: string[] = [];
+    const page = await signedIn(user, errors);
+    await page.goto(`${suite().service.url}/app/#/r/dms/document/${doc.id}`);
+    const section = page.locator('section.files[data-files=file]');
+    await section.waitFor();
+    expect(await section.locator('.current').textContent()).to.equal('No file yet.');
+
+    // dropped: the progress bar's values recorded as the upload goes (it reflects them in its `value` attribute)
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { progressSeen: string[] }).progressSeen = seen;
+      new MutationObserver((changes) => changes.forEach((c) => seen.push((c.target as Element).getAttribute('value')!))).observe(document.body, { subtree: true, attributeFilter: ['value'] });
+    });
+    const dropped = await page.evaluateHandle(
+      ([text, name]) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([text!], name!, { type: 'text/plain' }));
+        return transfer;
+      },
+      [first.toString(), 'Prüfbericht.txt'],
+    );
+    await page.dispatchEvent('.dropzone[data-drop=file]', 'drop', { dataTransfer: dropped });
+    await page.locator('#message', { hasText: 'Uploaded Prüfbericht.txt.' }).waitFor();
+    expect((await page.evaluate(() => (window as unknown as { progressSeen: string[] }).progressSeen)).at(-1)).to.equal('1');
+    const stored = (await admin.get(`/api/dms/document/${doc.id}`)).body.file;
+    expect(stored).to.include({ name: 'Prüfbericht.txt', size: first.length, type: 'text/plain', sha256: sha(first), version: 1, uploaded_by: user.id });
+
+    // the link downloads the same bytes
+    const link = section.locator('.current a');
+    expect(await link.textContent()).to.equal('Prüfbericht.txt');
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).to.equal('Prüfbericht.txt');
+    expect(sha(fs.readFileSync((await download.path())!))).to.equal(sha(first));
+
+    // a second version chosen with the file input, then the first restored from the versions table
+    await page.setInputFiles('input[data-upload=file]', { name: 'second.txt', mimeType: 'text/plain', buffer: second });
+    await page.locator('table.versions tr[data-version="2"]').waitFor();
+    const versions = () => page.locator('table.versions tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent)));
+    expect(await versions()).to.deep.equal([
+      ['2', 'second.txt'],
+      ['1', 'Prüfbericht.txt'],
+    ]);
+    await page.click('table.versions tr[data-version="1"] button.restore-version');
+    await page.locator('table.versions tr[data-version="3"]').waitFor();
+    expect(await page.textContent('#message')).to.equal('Version 1 restored as a new version.');
+    expect(await versions()).to.deep.equal([
+      ['3 (from 1)', 'Prüfbericht.txt'],
+      ['2', 'second.txt'],
+      ['1', 'Prüfbericht.txt'],
+    ]);
+    expect((await admin.get(`/api/dms/document/${doc.id}`)).body.file).to.include({ version: 3, restored_from: 1, sha256: sha(first) });
+    expect(errors).to.deep.equal([]);
+    await page.context().close();
+  });
+
+  it('attaches a file to an issue, lists it as a download and removes it', async () => {
+    const { admin } = suite();
+    const user = await makeUser({ permissions: ['issue', 'tracker'].flatMap((m) => ['view', 'change'].map((a) => `issues.${a}_${m}`)) });
+    const tracker = await created(admin, '/api/issue/tracker', { title: unique('Attachments'), admin_ids: [user.id] });
+    const issue = await created(admin, '/api/issue/issue', { title: unique('With attachments'), tracker_id: tracker.id });
+    const errors: string[] = [];
+    const page = await signedIn(user, errors);
+    await page.goto(`${suite().service.url}/app/#/r/issue/issue/${issue.id}`);
+    await page.locator('section.files[data-files=attachments]').waitFor();
+    await page.setInputFiles('input[data-upload=attachments]', { name: 'log.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b\n1,2\n') });
+    await page.locator('#message', { hasText: 'Uploaded log.csv.' }).waitFor();
+    const [attached] = (await admin.get(`/api/issue/issue/${issue.id}`)).body.attachments;
+    expect(attached).to.include({ name: 'log.csv', type: 'text/csv', size: 8 });
+    expect(await page.locator('ul.attachments li a').getAttribute('href')).to.equal(attached.url);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click(`li[data-attachment="${attached.id}"] button.remove-attachment`);
+    await page.locator('#message', { hasText: 'Removed log.csv.' }).waitFor();
+    expect((await admin.get(`/api/issue/issue/${issue.id}`)).body.attachments).to.deep.equal([]);
     expect(errors).to.deep.equal([]);
     await page.context().close();
   });

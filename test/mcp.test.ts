@@ -131,6 +131,23 @@ describe('MCP server (/mcp)', () => {
     expect([salary.isError, salary.body.status]).to.deep.equal([true, 400]);
   });
 
+  it("shows a record's file as its metadata, never its bytes", async () => {
+    const { admin } = suite();
+    const folder = await created(admin, '/api/dms/folder', { title: unique('mcp') });
+    const doc = await created(admin, '/api/dms/document', { title: unique('mcp doc'), folder_id: folder.id });
+    const bytes = 'the bytes an agent never sees\n';
+    const upload = await admin.request('PUT', `/api/dms/document/${doc.id}/file`, { raw: bytes, headers: { 'Content-Type': 'text/plain', 'Content-Disposition': 'attachment; filename="notes.txt"' } });
+    expect(upload.status, upload.text).to.equal(200);
+    const client = await connect(admin.baseUrl, admin.token!);
+    const got = await call(client, 'get_record', { resource: 'dms/document', id: doc.id });
+    expect(got.body.file).to.deep.equal(upload.body);
+    expect(got.body.file).to.include({ name: 'notes.txt', size: bytes.length, type: 'text/plain', url: `/api/dms/document/${doc.id}/file` });
+    expect(JSON.stringify(got.body)).not.to.include('never sees');
+    const [described] = (await call(client, 'describe_resources', { resource: 'dms/document' })).body;
+    expect(described.files.map((f: { name: string; kind: string }) => [f.name, f.kind])).to.deep.equal([['file', 'file']]);
+    expect((await client.listTools()).tools.map((t) => t.name).filter((n) => /file|download/.test(n))).to.deep.equal([]);
+  });
+
   it('refuses a caller without the view permission, and keeps a hidden record hidden', async () => {
     const { admin } = suite();
     const hidden = await created(admin, '/api/bot/chatspace', { title: unique('hidden'), visibility: 'protected' });

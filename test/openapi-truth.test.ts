@@ -17,10 +17,24 @@ import { referencesOf, sampleValue, SchemaSamples } from './support/openapi-samp
 import { inPool } from './support/pool.js';
 
 const registry = await loadRegistry();
+
+/** Bytes sent as they are, with their headers, instead of JSON. */
+class BinaryBody {
+  constructor(
+    readonly bytes: Buffer,
+    readonly headers: Record<string, string>,
+  ) {}
+}
 const MISSING_ID = 2147483647;
 
 const successOf = (o: DocumentedOperation): string => Object.keys(o.op.responses).find((s) => /^[23]\d\d$/.test(s))!;
-const urlOf = (o: DocumentedOperation, id: number | string, query = '', version: number | string = id) => o.path.replace('{id}', String(id)).replace('{version}', String(version)) + query;
+/** Path parameters by name: `{id}`, `{version}`, and those an earlier answer's documented `links` gave; any other takes `id`. */
+const urlOf = (o: DocumentedOperation, id: number | string, query = '', version: number | string = id, linked: Record<string, unknown> = {}) =>
+  o.path.replace(/\{(\w+)\}/g, (_, name: string) => String(name === 'version' ? version : name === 'id' ? id : (linked[name] ?? id))) + query;
+/** Whether a documented media type (a range such as `*\/*` or `image/*` too) covers `type`. */
+const covers = (range: string, type: string) => range === type || range === '*/*' || (range.endsWith('/*') && type.startsWith(range.slice(0, -1)));
+/** The bytes a binary request body carries: plain text, which claims no signature. */
+const FILE_BYTES = Buffer.from('A file sent by the OpenAPI truth test.\n');
 
 describe('the OpenAPI document is true of the running service', function () {
   this.timeout(120_000);
@@ -36,10 +50,37 @@ describe('the OpenAPI document is true of the running service', function () {
     samples = new SchemaSamples(doc, superuser.client, referencesOf(registry));
   });
 
-  /** Sends a request for the operation, with the given credentials (none for public operations). */
+  /** Sends a request for the operation, with the given credentials (none for public operations); a binary body as `binaryBody` builds it. */
   function send(o: DocumentedOperation, client: Client, url: string, body?: unknown): Promise<Reply> {
     const as = isSecured(doc, o.op) ? client : client.as(null);
-    return as.request(o.method.toUpperCase(), url, body === undefined ? {} : { body });
+    return as.request(o.method.toUpperCase(), url, body === undefined ? {} : body instanceof BinaryBody ? { raw: body.bytes, headers: body.headers } : { body });
+  }
+
+  /**
+   * A binary request body (a file upload) built from the document: the bytes under the first
+   * documented raw media type (a range sent as `application/octet-stream`), named in the
+   * documented `Content-Disposition` header parameter.
+   */
+  function binaryBody(o: DocumentedOperation): BinaryBody | undefined {
+    const types = Object.keys(o.op.requestBody?.content ?? {}).filter((t) => t !== 'application/json' && t !== 'multipart/form-data');
+    if (!types.length) return undefined;
+    const type = types[0]!.includes('*') ? 'application/octet-stream' : types[0]!;
+    const named = (o.op.parameters ?? []).some((p) => resolve(doc, p).name === 'Content-Disposition');
+    return new BinaryBody(FILE_BYTES, { 'Content-Type': type, ...(named ? { 'Content-Disposition': `attachment; filename="${unique('truth')}.txt"` } : {}) });
+  }
+
+  /** The path parameters the documented `links` of the answer give, by name. */
+  function linksOf(o: DocumentedOperation, res: Reply): Record<string, unknown> {
+    const documented = o.op.responses[String(res.status)];
+    const links = (documented && resolve(doc, documented).links) ?? {};
+    const values: Record<string, unknown> = {};
+    for (const link of Object.values(links)) {
+      for (const [name, expression] of Object.entries(link.parameters)) {
+        const pointer = /^\$response\.body#\/(\w+)$/.exec(expression);
+        if (pointer) values[name] = (res.body as Record<string, unknown>)[pointer[1]!];
+      }
+    }
+    return values;
   }
 
   /** What in the answer contradicts the document (an unexpected status included); empty if nothing. */
@@ -62,7 +103,7 @@ describe('the OpenAPI document is true of the running service', function () {
     }
     if (!response.content) return res.text === '' ? problems : [...problems, `${label}: a body where none is documented`];
     const type = (res.headers.get('content-type') ?? '').split(';')[0]!;
-    const media = response.content[type];
+    const media = response.content[type] ?? Object.entries(response.content).find(([range]) => covers(range, type))?.[1];
     if (!media) return [...problems, `${label}: content type "${type}" not documented`];
     if (type !== 'application/json') return problems;
     return [...problems, ...check.errors(resolve<Schema>(doc, media.schema), res.body).map((e) => `${label}: ${e}`)];
@@ -107,10 +148,15 @@ describe('the OpenAPI document is true of the running service', function () {
     const destroy = find(item, 'delete');
     // a version of the record: the newest its history lists
     const version = ((await superuser.client.get(`${collection}/${id}/history`)).body as { version: number }[])[0]?.version ?? 0;
-    for (const o of ops.filter((x) => x.path !== collection && x !== destroy)) {
+    // uploads first (what the downloads read), the record's parts removed last
+    const order = (x: DocumentedOperation) => (binaryBody(x) ? 0 : x.method === 'delete' ? 2 : 1);
+    const linked: Record<string, unknown> = {};
+    for (const o of ops.filter((x) => x.path !== collection && x !== destroy).sort((a, b) => order(a) - order(b))) {
       const schema = requestSchemaOf(doc, o.op);
-      const body = schema && (await samples.body(collection, schema));
-      problems.push(...verify(o, await send(o, superuser.client, urlOf(o, id, '', version), body), successOf(o)));
+      const body = binaryBody(o) ?? (schema && (await samples.body(collection, schema)));
+      const res = await send(o, superuser.client, urlOf(o, id, '', version, linked), body);
+      problems.push(...verify(o, res, successOf(o)));
+      Object.assign(linked, linksOf(o, res));
     }
     if (destroy) problems.push(...verify(destroy, await send(destroy, superuser.client, urlOf(destroy, id)), '204'));
     return problems;

@@ -167,6 +167,24 @@ describe('webhook deliveries to a receiving server', function () {
     expect(receiver.received[3]!.body).to.include({ event: 'issue.tracker.state_changed', id: tracker.id });
     expect(receiver.received[3]!.body.data.state).to.equal('approved');
   });
+
+  it('sends file_uploaded with each upload, its data showing the file, to subscribers of resources with files only', async () => {
+    const refused = await admin.post('/api/webhook/subscription', { url, events: ['issue.tracker.file_uploaded'], secret: SECRET });
+    expect(refused.body).to.deep.equal({ events: ['"issue.tracker.file_uploaded" is not a valid choice.'] });
+    const subscription = await subscribe(admin, url, ['issue.issue.file_uploaded']);
+    const tracker = await created(admin, '/api/issue/tracker', { title: unique('files') });
+    const issue = await created(admin, '/api/issue/issue', { tracker_id: tracker.id, title: 'With a file' });
+    const upload = await admin.request('POST', `/api/issue/issue/${issue.id}/attachments`, { raw: 'a,b\n1,2\n', headers: { 'Content-Type': 'text/csv', 'Content-Disposition': 'attachment; filename="data.csv"' } });
+    expect(upload.status, upload.text).to.equal(201);
+    const [delivered] = await until('the upload event', async () => {
+      const d = await deliveries(admin, `&subscription=${subscription.id}&status=delivered`);
+      return d.length ? d : undefined;
+    });
+    expect(delivered).to.include({ event: 'issue.issue.file_uploaded', resource: 'issue/issue', record_id: issue.id });
+    const sent = receiver.received.find((r) => r.body.event === 'issue.issue.file_uploaded')!;
+    expect(sent.headers['x-bms-event']).to.equal('issue.issue.file_uploaded');
+    expect(sent.body.data.attachments).to.deep.equal([upload.body]);
+  });
 });
 
 describe("webhook deliveries follow their owner's reach", function () {

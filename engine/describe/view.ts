@@ -5,6 +5,7 @@
  * once, and each rendering picks it up from the same place.
  */
 import type { FieldSpec, ValueLabel } from '../declare/index.js';
+import type { AttachmentsField, FileField } from '../declare/fields.js';
 import type { FieldMask } from '../access/field-permissions.js';
 import type { Filter } from '../crud/filters.js';
 import type { OrderColumn } from '../crud/keyset.js';
@@ -54,6 +55,8 @@ export interface ViewLinks extends ViewEntryBase {
   relation: ManyToManyRef;
   target: Resource;
 }
+/** A file field (one file, versioned) or a resource's attachments (a list of files). */
+export type ViewFileField = ViewField & { spec: FileField | AttachmentsField };
 /** A field or relation as readers see it, in declaration order: fields, then foreign keys, then links. */
 export type ViewEntry = ViewField | ViewForeignKey | ViewLinks;
 
@@ -67,6 +70,8 @@ export interface ResourceView {
   listColumns: string[];
   /** The fields `search` looks in. */
   search: ViewField[];
+  /** File fields and attachments: their bytes are uploaded and downloaded beside the JSON API (engine/files), the record shows their metadata. */
+  files: ViewFileField[];
   filters: readonly Filter[];
   /** `ordering=` names. */
   orderable: string[];
@@ -167,6 +172,7 @@ export function resourceView(resource: Resource, filters: readonly Filter[], ord
     recordLabel,
     listColumns: listColumnsOf(resource, entries, recordLabel),
     search: entries.filter((e): e is ViewField => e.kind === 'field' && e.spec.search === true && e.field.column !== null),
+    files: entries.filter((e): e is ViewFileField => e.kind === 'field' && (e.spec.type === 'file' || e.spec.type === 'attachments')),
     filters,
     orderable: [...orderable.keys()],
   };
@@ -188,6 +194,7 @@ export function viewFor(view: ResourceView, mask: FieldMask): ResourceView {
       entries: view.entries.filter((e) => shown(e.name)).map((e) => (mask.unwritable.has(e.writeName) ? { ...e, writable: false } : e)),
       listColumns: view.listColumns.filter(shown),
       search: view.search.filter((e) => shown(e.name)),
+      files: view.files.filter((e) => shown(e.name)),
       filters: view.filters.filter((f) => shown(f.on.key)),
       orderable: view.orderable.filter(shown),
     };

@@ -19,6 +19,13 @@ export interface Slot {
   kind: 'file' | 'attachments';
 }
 
+/** The file fields and attachments of `resource`. */
+export const slotsOf = (resource: Resource): Slot[] =>
+  resource.fields.flatMap((field): Slot[] => (field.spec.type === 'file' || field.spec.type === 'attachments' ? [{ resource, field, kind: field.spec.type }] : []));
+
+/** The webhook event an upload sends (`<module>.<resource>.file_uploaded`), beside the `updated` of its record's change. */
+export const FILE_UPLOADED = 'file_uploaded';
+
 /** What an upload or a restore records. */
 export interface FileFacts {
   name: string;

@@ -17,11 +17,12 @@ import type { Action, Resource } from '../registry/resource.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
 import type { BlobStore } from './blob-store.js';
 import { serveFile, type Served } from './download.js';
-import { lockChangeable, recordFile, removeAttachment, versionsOf, visibleValue, type Slot } from './file-rows.js';
+import { FILE_UPLOADED, lockChangeable, recordFile, removeAttachment, slotsOf, versionsOf, visibleValue, type Slot } from './file-rows.js';
 import { incomingFile } from './incoming.js';
 import { receive, tooLarge, type Received } from './intake.js';
 import { mediaTypeProblem } from './media-type.js';
 import { holdFilesLock } from './sweep.js';
+import { emitEvent } from '../webhooks/emit.js';
 
 type Handler = (ctx: Context) => Promise<void>;
 
@@ -52,9 +53,7 @@ export class FileRoutes {
     private readonly maxBytes: number,
   ) {
     for (const resource of resources) {
-      const slots = resource.fields.flatMap((field): Slot[] =>
-        field.spec.type === 'file' || field.spec.type === 'attachments' ? [{ resource, field, kind: field.spec.type }] : [],
-      );
+      const slots = slotsOf(resource);
       if (slots.length) this.byPath.set(resource.path, slots);
     }
   }
@@ -155,7 +154,9 @@ export class FileRoutes {
         await holdFilesLock(trx);
         await this.store.promote(received.temp, received.sha256);
         named = true;
-        return recordFile(trx, slot, id, user, facts);
+        const metadata = await recordFile(trx, slot, id, user, facts);
+        await emitEvent(trx, slot.resource, FILE_UPLOADED, [id]);
+        return metadata;
       });
       ctx.status = slot.kind === 'file' ? 200 : 201;
     } finally {

@@ -14,6 +14,7 @@ import type { Knex } from 'knex';
 import type { Resource } from '../registry/resource.js';
 import { q } from '../storage/sql.js';
 import type { BlobStore, StoredEntry } from './blob-store.js';
+import { slotsOf } from './file-rows.js';
 
 /** The advisory lock between uploads (shared) and the sweep (exclusive); any number, the same everywhere. */
 const FILES_LOCK = 0x626d7366;
@@ -36,11 +37,10 @@ export interface SweepResult {
   tempsRemoved: number;
 }
 
-const hasFiles = (r: Resource) => r.fields.some((f) => f.spec.type === 'file' || f.spec.type === 'attachments');
 
 export async function sweepFiles(db: Knex, store: BlobStore, resources: readonly Resource[], graceMs = DEFAULT_GRACE_MS): Promise<SweepResult> {
   let versionsDropped = 0;
-  for (const r of resources.filter(hasFiles)) {
+  for (const r of resources.filter((r) => slotsOf(r).length)) {
     const gone = (await db.raw(
       // a trashed record keeps its versions (and so its bytes) until the trash is purged (engine/history/)
       `delete from file_versions fv where fv.resource = ? and not exists (select 1 from ${q(r.table)} t where t.id = fv.record_id)

@@ -7,13 +7,12 @@
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { loadPrincipal } from '../auth/users.js';
-import { capturedColumns, eventPrefix } from '../audit/capture-triggers.js';
+import { emitEvent } from '../webhooks/emit.js';
 import { ResourceService } from '../crud/service.js';
 import { createAjv } from '../crud/validator.js';
 import type { ScheduleContext, ScheduledWrites } from '../declare/schedules.js';
 import type { Registry } from '../registry/registry.js';
 import { joinTransaction } from '../storage/request-transaction.js';
-import { q } from '../storage/sql.js';
 import { nextRun, type ScheduledJob } from './catalogue.js';
 
 export const JOBS_TABLE = 'scheduled_jobs';
@@ -75,17 +74,9 @@ export class JobRuns {
     };
   }
 
-  /** One delivery per active subscription naming the event and record, with the record's values now, as the change capture records them. */
   private async emit(trx: Knex.Transaction, key: string, event: string, ids: readonly number[]): Promise<void> {
     const resource = this.registry.get(key);
     if (!(resource.declaration.events ?? []).includes(event)) throw new Error(`Resource "${key}" declares no event "${event}".`);
-    if (!ids.length) return;
-    await trx.raw(
-      `insert into webhook_deliveries (subscription_id, event, resource, record_id, data)
-       select s.id, ?, ?, r.id, jsonb_build_object('id', r.id) || (select coalesce(jsonb_object_agg(key, value), '{}') from jsonb_each(to_jsonb(r)) where key = any(?::text[]))
-         from ${q(resource.table)} r, webhook_subscriptions s
-        where s.active and ? = any(s.events) and r.id = any(?::int[])`,
-      [`${eventPrefix(resource)}.${event}`, key, capturedColumns(resource).recorded, `${eventPrefix(resource)}.${event}`, [...ids]],
-    );
+    await emitEvent(trx, resource, event, ids);
   }
 }

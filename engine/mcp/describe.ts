@@ -1,7 +1,7 @@
 /** What describe_resources answers for one resource, rendered from its view: enough to call the other tools without guessing. */
 import type { ResourceView } from '../describe/view.js';
 
-export function describeResource({ resource, entries, filters, orderable, search }: ResourceView): object {
+export function describeResource({ resource, entries, filters, orderable, search, files }: ResourceView): object {
   const fields = entries.flatMap((e) => {
     if (e.kind !== 'field') return [];
     const { spec } = e;
@@ -21,6 +21,13 @@ export function describeResource({ resource, entries, filters, orderable, search
     relations,
     filters: filters.map((f) => ({ name: f.param, description: f.description })),
     search: search.length > 0,
+    // the records show a file's metadata; its bytes go over HTTP only, never through the tools
+    files: files.map((f) => ({
+      name: f.name,
+      kind: f.spec.type,
+      description: f.description,
+      bytes: `Not served here: ${f.spec.type === 'file' ? 'GET' : "each attachment's `url`, or GET"} ${resource.path}/{id}/${f.name} over HTTP.`,
+    })),
     ordering: orderable,
     defaultOrdering: resource.ordering,
   };

@@ -23,7 +23,7 @@ export function toolDefinitions(within: ReadonlyMap<string, ResourceService>, wr
   const read: Tool[] = [
     {
       name: 'describe_resources',
-      description: 'The resources within reach: path, fields (types, writability, states and their transitions), list filters, search and ordering.',
+      description: 'The resources within reach: path, fields (types, writability, states and their transitions), list filters, search, ordering and file fields.',
       inputSchema: object({ resource: { ...resource, description: 'Only this resource (default: all).' } }, []),
       annotations: { readOnlyHint: true },
     },
@@ -44,7 +44,7 @@ export function toolDefinitions(within: ReadonlyMap<string, ResourceService>, wr
     },
     {
       name: 'get_record',
-      description: 'One record by id, if the caller may see it.',
+      description: "One record by id, if the caller may see it. Files show as their metadata (name, size, type, SHA-256, version, url); their bytes are not served over MCP.",
       inputSchema: object({ resource, id }, ['resource', 'id']),
       annotations: { readOnlyHint: true },
     },

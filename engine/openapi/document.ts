@@ -15,6 +15,7 @@ import { readSchema, requestSchema, schemaNames } from './resource-schemas.js';
 import { resourcePaths } from './resource-paths.js';
 import { historyPaths, trashPaths } from './history-paths.js';
 import { importPaths } from './import-paths.js';
+import { filePaths } from './file-paths.js';
 import * as shared from './shared.js';
 import type { Document, Paths, Schema } from './types.js';
 
@@ -71,7 +72,7 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
     // the engine's own tables keep no history of their own
     if (!service.resource.engineTable) merge(paths, historyPaths(service, names));
   }
-  for (const part of [batchPaths(registry.batches), authPaths(schemas[schemaNames(registry.get('user')).read]!), trashPaths(), importPaths(services.values())]) {
+  for (const part of [batchPaths(registry.batches), authPaths(schemas[schemaNames(registry.get('user')).read]!), trashPaths(), importPaths(services.values()), filePaths(services.values())]) {
     merge(schemas, part.schemas);
     merge(paths, part.paths);
   }

@@ -103,6 +103,10 @@ export const responses = {
     description: 'The record still has the tag `If-None-Match` names; no body.',
     headers: { ETag: ref('headers', 'ETag') },
   },
+  FileTooLarge: detail('The file is larger than FILE_MAX_BYTES (or the field\'s `maxBytes`): `File too large: at most N bytes.`, answered as soon as `Content-Length` or the bytes counted pass it; nothing is stored and the connection closes.'),
+  RangeNotSatisfiable: detail('The `Range` starts past the end of the file.', {
+    'Content-Range': { description: '`bytes */size`: the size of the file.', required: true, schema: { type: 'string', pattern: '^bytes \\*/\\d+$' } },
+  }),
   PreconditionFailed: detail('`If-Match` names no current tag of the record: it changed meanwhile, and nothing was written.'),
   IdempotencyKeyReused: detail('The `Idempotency-Key` was used (by the same user, in the last 24 hours) with another request: another path or body.'),
   MovedPermanently: detail('The path is deprecated; the body names the successor.', {
@@ -126,6 +130,8 @@ const STATUS: Record<ErrorResponse, string> = {
   RestoreConflict: '409',
   PreconditionFailed: '412',
   PayloadTooLarge: '413',
+  FileTooLarge: '413',
+  RangeNotSatisfiable: '416',
   UnsupportedMediaType: '415',
   IdempotencyKeyReused: '422',
   Throttled: '429',

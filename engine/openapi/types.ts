@@ -34,10 +34,18 @@ export interface Header {
 
 export type Content = Record<string, { schema: Schema | Ref }>;
 
+/** An operation that takes a value of this answer (a runtime expression such as `$response.body#/id`) as a parameter. */
+export interface Link {
+  operationId: string;
+  description: string;
+  parameters: Record<string, string>;
+}
+
 export interface Response {
   description: string;
   headers?: Record<string, Header | Ref>;
   content?: Content;
+  links?: Record<string, Link>;
 }
 
 export interface RequestBody {

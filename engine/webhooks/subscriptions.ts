@@ -1,13 +1,14 @@
 /**
  * Webhook subscriptions: where and for which events deliveries go. `events` names
- * `<module>.<resource>.<created|updated|deleted|state_changed>` of declared resources
- * (`state_changed` only of those with a lifecycle), and the events their schedules send (`events`); `secret` signs each delivery and is never served.
+ * `<module>.<resource>.<created|updated|deleted|state_changed|file_uploaded>` of declared resources
+ * (`state_changed` only of those with a lifecycle, `file_uploaded` of those with files), and the events their schedules send (`events`); `secret` signs each delivery and is never served.
  * A subscription belongs to the user who made it (`created_by`): only they, or a superuser, read,
  * change or delete it; to anyone else it does not exist (404), so ids do not tell. It receives only
  * what its owner may view (dispatcher.ts).
  */
 import type { Principal } from '../auth/users.js';
 import { eventPrefix } from '../audit/capture-triggers.js';
+import { FILE_UPLOADED, slotsOf } from '../files/file-rows.js';
 import type { EngineTableWrites } from '../declare/engine-table.js';
 import { webUrlSchema } from '../fields/strings.js';
 import type { Resource } from '../registry/resource.js';
@@ -16,7 +17,14 @@ import { frag, TRUE, type Fragment } from '../storage/sql.js';
 /** The event names of `resources`. */
 export function eventNames(resources: readonly Resource[]): string[] {
   return resources.flatMap((r) => {
-    const kinds = ['created', 'updated', 'deleted', ...(r.fields.some((f) => f.spec.type === 'state') ? ['state_changed'] : []), ...(r.declaration.events ?? [])];
+    const kinds = [
+      'created',
+      'updated',
+      'deleted',
+      ...(r.fields.some((f) => f.spec.type === 'state') ? ['state_changed'] : []),
+      ...(slotsOf(r).length ? [FILE_UPLOADED] : []),
+      ...(r.declaration.events ?? []),
+    ];
     return kinds.map((k) => `${eventPrefix(r)}.${k}`);
   });
 }
@@ -30,7 +38,7 @@ export const eventsSchema = (events: readonly string[]) => ({
   minItems: 1,
   maxItems: 1000,
   items: { type: 'string', enum: events },
-  description: 'Event names, `<module>.<resource>.<created|updated|deleted|state_changed>`, e.g. `issue.issue.created`.',
+  description: 'Event names, `<module>.<resource>.<created|updated|deleted|state_changed|file_uploaded>`, e.g. `issue.issue.created`; `file_uploaded` (resources with files) comes with each upload, beside its `updated`.',
 });
 
 /** The body's JSON Schema (`required` left out when empty, as OpenAPI 3.0 asks). */

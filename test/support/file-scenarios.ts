@@ -199,6 +199,33 @@ export function fileScenarios(target: () => FileTarget): void {
     const audit = await suite().admin.get(`/api/audit?resource=dms/document&record_id=${doc.id}&action=update`);
     const files = audit.body.map((e: any) => e.changes.file?.[1]?.version);
     expect(files).to.deep.equal([3, 2, 1]);
+    // the record's history, newest first: each upload and the restore a version of the record
+    const history = (await suite().admin.get(`/api/dms/document/${doc.id}/history`)).body as any[];
+    expect(history.map((h) => h.values.file && [h.values.file.version, h.values.file.restored_from])).to.deep.equal([[3, 1], [2, null], [1, null], null]);
+  });
+
+  it('keeps a trashed record\'s versions and bytes until the trash is purged', async () => {
+    const { db } = suite().service;
+    const { resources } = await loadRegistry();
+    const bytes = pdf(`trashed ${unique('x')}`);
+    const doc = await document();
+    expect((await put(doc, bytes)).status).to.equal(200);
+    expect((await suite().admin.delete(`/api/dms/document/${doc.id}`)).status).to.equal(204);
+    const entry = () => suite().admin.get(`/api/trash?resource=dms/document&record_id=${doc.id}`).then((r) => (r.body as any[])[0]);
+    const trashed = await entry();
+    await sweepFiles(db, target().store, resources, 0);
+    expect(await target().store.exists(sha(bytes))).to.equal(true);
+    expect((await suite().admin.post(`/api/trash/${trashed.id}/restore`)).status).to.equal(200);
+    const back = await call('GET', `/api/dms/document/${doc.id}/file`);
+    expect(back.status).to.equal(200);
+    expect(sha(Buffer.from(await back.arrayBuffer()))).to.equal(sha(bytes));
+    expect((await (await call('GET', `/api/dms/document/${doc.id}/file/versions`)).json()).map((v: any) => v.version)).to.deep.equal([1]);
+    // deleted again and purged: the sweep drops its versions and, named by no one else, its bytes
+    expect((await suite().admin.delete(`/api/dms/document/${doc.id}`)).status).to.equal(204);
+    expect((await suite().admin.delete(`/api/trash/${(await entry()).id}`)).status).to.equal(204);
+    const swept = await sweepFiles(db, target().store, resources, 0);
+    expect(swept.versionsDropped).to.be.at.least(1);
+    expect(await target().store.exists(sha(bytes))).to.equal(false);
   });
 
   it('stores the same bytes once, however often and wherever they are uploaded', async () => {

@@ -1,5 +1,6 @@
 // The service's own API from the browser: the session cookie, and the CSRF token it asks of writes.
 
+/** The CSRF token writes under the session send in `X-CSRFToken`. */
 export function csrfToken() {
   const cookie = document.cookie.split('; ').find((c) => c.startsWith('csrftoken='));
   return cookie ? decodeURIComponent(cookie.slice('csrftoken='.length)) : '';

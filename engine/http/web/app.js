@@ -4,6 +4,7 @@
 // `#/r/<resource>` (list), `…/new`, `…/<id>` (a record).
 import { api, errorText } from './api.js';
 import { dashboardScreen } from './dashboard.js';
+import './files.js';
 import { $, h, navTitle, say } from './dom.js';
 import { inLang, t, translatePage } from './i18n.js';
 import { listScreen } from './list.js';

@@ -85,6 +85,9 @@ export function valueShown(field, value, app) {
     return h('span', { class: 'links' }, value.flatMap((v, i) => [i ? ', ' : null, relatedLink(target, v, app.can(field.target, 'view'))]));
   }
   if (field.choices) return choiceShown(field, value);
+  // a file's metadata by its name; the files panel (files.js) downloads and uploads
+  if (field.spec?.type === 'file') return value ? value.name : '—';
+  if (field.spec?.type === 'attachments') return value?.length ? value.map((a) => a.name).join(', ') : '—';
   return shown(value, field.spec?.type);
 }
 
