@@ -19,6 +19,7 @@ import { rotateFieldKeys, setUpFieldKeys } from '../storage/field-keys.js';
 import { seed, seedOptions } from './seed.js';
 import { makemigrations } from './makemigrations.js';
 import { runJobNow } from './run-job.js';
+import { permissionTable } from './permissions.js';
 import { CommandError, UsageError } from './errors.js';
 import { hiddenInput } from './prompt.js';
 
@@ -38,6 +39,7 @@ function commandList(registry: Registry): string {
     ['makemigrations [name] [--check] [--allow-drop]', 'write the migration the declarations need; --check: exit 1 if one is needed (no database)'],
     ['run-job NAME', 'run one scheduled job now (the names are listed at /api/jobs)'],
     ['sweep-files [--grace-minutes M]', 'remove stored file bytes no committed row names, and uploads cut off more than M minutes ago (default 60)'],
+    ['permissions', 'print every permission name the declarations define, as a markdown table (no database)'],
     ['help', 'print this list'],
   ];
   const width = Math.max(...rows.map(([c]) => c!.length));
@@ -86,6 +88,10 @@ async function main(argv: string[], registry: Registry): Promise<number> {
   // compares declarations with migrations on a scratch database: opens none of its own
   if (command === 'makemigrations') return makemigrations(rest, registry);
   if (command === 'run-job') return runJobNow(rest, registry);
+  if (command === 'permissions') {
+    process.stdout.write(`${permissionTable(registry)}\n`);
+    return 0;
+  }
   const seeds = seedOptions(registry);
   const { values } = parseArgs({
     args: attachDashedNumbers(rest, new Set(seeds.keys())),

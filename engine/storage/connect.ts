@@ -120,7 +120,7 @@ export function connect(config: DatabaseConfig, listen?: Listen): Knex {
       lock_timeout: bounds.lockTimeoutMs,
       // JIT compiles a statement for its estimated cost: an unpaged list estimates the whole table and
       // waited most of a second for its first records, while the service's statements are index-driven
-      // and gain nothing from it (README, "JIT")
+      // and gain nothing from it (docs/performance.md, "JIT")
       options: '-c jit=off',
       // a server that vanished without closing the socket is noticed instead of waited on forever
       keepAlive: true,
