@@ -126,7 +126,9 @@ async function main(argv: string[], registry: Registry): Promise<number> {
   try {
     switch (command) {
       case 'migrate': {
-        const applied = await migrateLatest(await open());
+        const conn = await open();
+        process.stderr.write('Applying the migrations the database lacks…\n');
+        const applied = await migrateLatest(conn);
         process.stdout.write(applied.length ? `Applied ${applied.length} migrations.\n` : 'Database is up to date.\n');
         return 0;
       }
@@ -179,6 +181,7 @@ async function main(argv: string[], registry: Registry): Promise<number> {
         useKeys();
         const conn = await open();
         await migrateLatest(conn);
+        process.stderr.write('Seeding every module through the API validation…\n');
         await seed(conn, registry, counts);
         return 0;
       }
