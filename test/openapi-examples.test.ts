@@ -9,24 +9,12 @@ import { expect } from 'chai';
 import { createLogger } from '../engine/log.js';
 import { startService, type RunningService } from '../engine/service.js';
 import { createToken } from '../engine/auth/tokens.js';
-import type { Resource } from '../engine/registry/resource.js';
 import { loadRegistry } from '../engine/registry/registry.js';
+import { parentsFirst } from '../engine/cli/seed.js';
 import type { Document } from '../engine/openapi/types.js';
 import { Client } from './support/client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { testConfig } from './support/hooks.js';
-
-/** Resources whose required references point at others: those others first. */
-function parentsFirst(resources: readonly Resource[]): Resource[] {
-  const ordered: Resource[] = [];
-  const visit = (r: Resource) => {
-    if (ordered.includes(r)) return;
-    for (const fk of r.foreignKeys) if (fk.required && fk.target !== r) visit(fk.target);
-    if (!ordered.includes(r)) ordered.push(r);
-  };
-  resources.forEach(visit);
-  return ordered;
-}
 
 interface MediaType {
   schema: { $ref: string };

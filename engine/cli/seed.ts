@@ -46,7 +46,7 @@ function progress(total: number, out: NodeJS.WriteStream = process.stderr) {
 }
 
 /** The seeded resources ordered so that every required parent among them comes before its children. */
-function parentsFirst(resources: readonly Resource[]): Resource[] {
+export function parentsFirst(resources: readonly Resource[]): Resource[] {
   const ordered: Resource[] = [];
   const seen = new Set<string>();
   const seeded = new Set(resources.map((r) => r.key));
