@@ -70,7 +70,7 @@ export function tabulate(runs: readonly Run[]): Row[] {
 
 const number = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-/** A Markdown table, as the README shows it. */
+/** A Markdown table, as docs/performance.md shows it. */
 export function render(rows: readonly Row[]): string {
   const head = ['workers', 'scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'CPU ms/req', 'service/ceiling'];
   const body = rows.map((r) => [

@@ -1,5 +1,5 @@
 /**
- * Settings, read once from the environment and checked before anything is opened (README
+ * Settings, read once from the environment and checked before anything is opened (docs/operations.md,
  * "Settings"). Each bad setting becomes one line naming the variable, its value and what is
  * expected; an empty variable counts as unset.
  */

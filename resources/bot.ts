@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'bot', label: 'AI assistant', la
 export const aimodel = defineResource({
   module: 'bot',
   name: 'aimodel',
-  table: 'bot_aimodel',
   title: 'AI model',
   description: 'A selectable large language model (e.g. GPT-4 Turbo, Gemini Flash, Claude Sonnet).',
   fields: {
@@ -22,7 +21,6 @@ export const aimodel = defineResource({
 export const chatspace = defineResource({
   module: 'bot',
   name: 'chatspace',
-  table: 'bot_chatspace',
   title: 'Chat space',
   description: 'A shared space grouping chats, with its own admins, members and defaults. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
@@ -45,7 +43,6 @@ export const chatspace = defineResource({
 export const chat = defineResource({
   module: 'bot',
   name: 'chat',
-  table: 'bot_chat',
   title: 'Chat',
   description:
     'A conversation with an AI model, or a template (with a system role) for new conversations. A normal chat is visible to who sees its space ' +
@@ -83,7 +80,6 @@ export const chat = defineResource({
 export const entry = defineResource({
   module: 'bot',
   name: 'entry',
-  table: 'bot_entry',
   title: 'Entry (chat message)',
   description: 'One message of a chat: a question, an answer or a system instruction; visible to who sees the chat.',
   fields: {
@@ -105,7 +101,6 @@ export const entry = defineResource({
 export const contextCheck = defineResource({
   module: 'bot',
   name: 'context_check',
-  table: 'bot_context_check',
   title: 'Context check',
   description: 'A check whether a context (prompt and documents) fits the context window of a model; visible to who sees its chat (to all without one).',
   fields: {

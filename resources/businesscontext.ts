@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'businesscontext', label: 'Busin
 export const interestedparty = defineResource({
   module: 'businesscontext',
   name: 'interestedparty',
-  table: 'businesscontext_interestedparty',
   title: 'Interested party',
   description: 'A stakeholder of the organisation; rating = interest × influence.',
   fields: {
@@ -39,7 +38,6 @@ export const interestedparty = defineResource({
 export const issuetype = defineResource({
   module: 'businesscontext',
   name: 'issuetype',
-  table: 'businesscontext_issuetype',
   title: 'Issue type (theme type)',
   description: 'A type of context issue, e.g. regulatory, technological, economic, social.',
   fields: {
@@ -52,7 +50,6 @@ export const issuetype = defineResource({
 export const issue = defineResource({
   module: 'businesscontext',
   name: 'issue',
-  table: 'businesscontext_issue',
   title: 'Issue (context issue, Thema)',
   description: 'An internal or external issue relevant to the organisation’s purpose and strategy.',
   fields: {

@@ -8,7 +8,6 @@ export const moduleLabel = defineModule({ name: 'contracts', label: 'Contracts',
 export const folder = defineResource({
   module: 'contracts',
   name: 'folder',
-  table: 'contracts_folder',
   title: 'Contract folder (Vertragsordner)',
   titleDe: 'Vertragsordner',
   description: 'A folder tree organising contracts; protected folders are visible to their admins, team and creator only.',
@@ -39,7 +38,6 @@ export const folder = defineResource({
 export const partner = defineResource({
   module: 'contracts',
   name: 'partner',
-  table: 'contracts_partner',
   title: 'Contract partner (Vertragspartner)',
   titleDe: 'Vertragspartner',
   description: 'The counterparty of contracts: an organisation or a person.',
@@ -58,7 +56,6 @@ export const partner = defineResource({
 export const type = defineResource({
   module: 'contracts',
   name: 'type',
-  table: 'contracts_type',
   title: 'Contract type (Vertragsart)',
   titleDe: 'Vertragsart',
   description: 'A kind of contract, e.g. service, lease or licence.',
@@ -72,7 +69,6 @@ export const type = defineResource({
 export const periodicity = defineResource({
   module: 'contracts',
   name: 'periodicity',
-  table: 'contracts_periodicity',
   title: 'Payment periodicity (Zahlungsperiodizität)',
   titleDe: 'Zahlungsperiodizität',
   description: 'How often a payment recurs: monthly, quarterly, half-yearly, yearly or once.',
@@ -86,7 +82,6 @@ export const periodicity = defineResource({
 export const contract = defineResource({
   module: 'contracts',
   name: 'contract',
-  table: 'contracts_contract',
   trash: true,
   title: 'Contract (Vertrag)',
   titleDe: 'Vertrag',
@@ -141,7 +136,6 @@ export const contract = defineResource({
 export const evaluation = defineResource({
   module: 'contracts',
   name: 'evaluation',
-  table: 'contracts_evaluation',
   title: 'Partner evaluation (Lieferantenbewertung)',
   titleDe: 'Lieferantenbewertung',
   description: 'A rating of a contract partner, e.g. a yearly supplier evaluation.',
@@ -162,7 +156,6 @@ export const evaluation = defineResource({
 export const valueflow = defineResource({
   module: 'contracts',
   name: 'valueflow',
-  table: 'contracts_valueflow',
   title: 'Value flow (Wertfluss)',
   titleDe: 'Wertfluss',
   description: 'A payment stream of a contract: incoming or outgoing, once or recurring.',

@@ -7,7 +7,6 @@ export const moduleLabel = defineModule({ name: 'dms', label: 'Documents', label
 export const folder = defineResource({
   module: 'dms',
   name: 'folder',
-  table: 'dms_folder',
   trash: true,
   title: 'Folder (Ordner)',
   titleDe: 'Ordner',
@@ -57,7 +56,6 @@ export const folder = defineResource({
 export const documenttype = defineResource({
   module: 'dms',
   name: 'documenttype',
-  table: 'dms_documenttype',
   title: 'Document type (Dokumenttyp)',
   titleDe: 'Dokumenttyp',
   description: 'A kind of document, e.g. work instruction or form, used to classify and filter documents.',
@@ -71,7 +69,6 @@ export const documenttype = defineResource({
 export const document = defineResource({
   module: 'dms',
   name: 'document',
-  table: 'dms_document',
   trash: true,
   title: 'Document (Dokument)',
   titleDe: 'Dokument',

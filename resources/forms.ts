@@ -7,7 +7,6 @@ export const moduleLabel = defineModule({ name: 'forms', label: 'Forms', labelDe
 export const folder = defineResource({
   module: 'forms',
   name: 'folder',
-  table: 'forms_folder',
   title: 'Form folder',
   description:
     'A folder of form templates, organised as a tree; it decides who sees and uses its templates. ' +
@@ -55,7 +54,6 @@ export const folder = defineResource({
 export const template = defineResource({
   module: 'forms',
   name: 'template',
-  table: 'forms_template',
   title: 'Form template (Formularvorlage)',
   titleDe: 'Formularvorlage',
   description:
@@ -93,7 +91,6 @@ export const template = defineResource({
 export const section = defineResource({
   module: 'forms',
   name: 'section',
-  table: 'forms_section',
   title: 'Form section',
   description: 'A titled group of questions within a template; seen and changed by who may see and change the template.',
   fields: {
@@ -110,7 +107,6 @@ export const section = defineResource({
 export const question = defineResource({
   module: 'forms',
   name: 'question',
-  table: 'forms_question',
   title: 'Form question',
   description: 'A question of a template, optionally placed in one of its sections; seen and changed by who may see and change the template.',
   fields: {
@@ -152,7 +148,6 @@ export const question = defineResource({
 export const choice = defineResource({
   module: 'forms',
   name: 'choice',
-  table: 'forms_choice',
   title: 'Answer choice',
   description: 'One option of a choice question; seen and changed by who may see and change the question.',
   fields: {
@@ -247,7 +242,6 @@ async function checkAnswers(ctx: HookContext<'answers' | 'template' | 'state'>):
 export const form = defineResource({
   module: 'forms',
   name: 'form',
-  table: 'forms_form',
   trash: true,
   title: 'Filled-in form (Formular)',
   titleDe: 'Formular',

@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'glossar', label: 'Glossary', la
 export const entry = defineResource({
   module: 'glossar',
   name: 'entry',
-  table: 'glossar_entry',
   title: 'Entry (Glossareintrag, glossary entry)',
   description: 'A term of the organisation with its definition.',
   fields: {

@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'ims', label: 'Management system
 export const system = defineResource({
   module: 'ims',
   name: 'system',
-  table: 'ims_system',
   title: 'System (management system)',
   description: 'A management system (e.g. quality, environment, information security) tying together its standards and trackers.',
   fields: catalogueFields({
@@ -25,7 +24,6 @@ export const system = defineResource({
 export const assetcategory = defineResource({
   module: 'ims',
   name: 'assetcategory',
-  table: 'ims_assetcategory',
   title: 'Asset category (Aspektkategorie)',
   titleDe: 'Aspektkategorie',
   description: 'A category of assets (aspects) within one management system.',
@@ -42,7 +40,6 @@ export const assetcategory = defineResource({
 export const asset = defineResource({
   module: 'ims',
   name: 'asset',
-  table: 'ims_asset',
   title: 'Asset (Aspekt)',
   titleDe: 'Aspekt',
   description: 'An asset or aspect of a management system (e.g. a machine, an IT system, an environmental aspect).',

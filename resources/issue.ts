@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'issue', label: 'Issues', labelD
 export const tracker = defineResource({
   module: 'issue',
   name: 'tracker',
-  table: 'issue_tracker',
   title: 'Tracker (Meldekreis)',
   titleDe: 'Meldekreis',
   description: 'A channel that collects issues of one kind, with its own admins, teams and visibility.',
@@ -51,7 +50,6 @@ export const tracker = defineResource({
 export const category = defineResource({
   module: 'issue',
   name: 'category',
-  table: 'issue_category',
   title: 'Category (Kategorie)',
   titleDe: 'Kategorie',
   description: 'A label grouping issues inside one tracker; `Scope:Value` titles are scoped labels.',
@@ -69,7 +67,6 @@ export const category = defineResource({
 export const issue = defineResource({
   module: 'issue',
   name: 'issue',
-  table: 'issue_issue',
   trash: true,
   seed: { option: 'issues', default: 100 },
   title: 'Issue (Meldung)',

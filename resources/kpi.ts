@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'kpi', label: 'Key figures', lab
 export const folder = defineResource({
   module: 'kpi',
   name: 'folder',
-  table: 'kpi_folder',
   title: 'KPI folder',
   description: 'A folder grouping KPIs, with its own admins and team. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
@@ -27,7 +26,6 @@ export const folder = defineResource({
 export const kpi = defineResource({
   module: 'kpi',
   name: 'kpi',
-  table: 'kpi_kpi',
   trash: true,
   title: 'KPI (Kennzahl)',
   titleDe: 'Kennzahl',
@@ -75,7 +73,6 @@ export const kpi = defineResource({
 export const measurement = defineResource({
   module: 'kpi',
   name: 'measurement',
-  table: 'kpi_measurement',
   title: 'Measurement (Messung)',
   titleDe: 'Messung',
   description: 'One measured value of a KPI on a date; seen and changed by who may see and change the KPI.',

@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'measuringtool', label: 'Measuri
 export const measuringtool = defineResource({
   module: 'measuringtool',
   name: 'measuringtool',
-  table: 'measuringtool_measuringtool',
   title: 'Measuring tool (Prüfmittel)',
   titleDe: 'Prüfmittel',
   description: 'A piece of test or measuring equipment that must be calibrated at regular intervals.',

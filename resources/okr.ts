@@ -20,7 +20,6 @@ export const moduleLabel = defineModule({ name: 'okr', label: 'Objectives (OKR)'
 export const system = defineResource({
   module: 'okr',
   name: 'system',
-  table: 'okr_system',
   title: 'Objective system (Zielsystem)',
   titleDe: 'Zielsystem',
   description:
@@ -51,7 +50,6 @@ export const system = defineResource({
 export const period = defineResource({
   module: 'okr',
   name: 'period',
-  table: 'okr_period',
   title: 'Period (Periode)',
   titleDe: 'Periode',
   description: 'A time span of a system in which objectives are pursued; visible to who sees the system.',
@@ -78,7 +76,6 @@ export const period = defineResource({
 export const objective = defineResource({
   module: 'okr',
   name: 'objective',
-  table: 'okr_objective',
   title: 'Objective (Ziel)',
   titleDe: 'Ziel',
   description: 'A qualitative goal of a period, measured by its key results; visible to who sees the period.',
@@ -100,7 +97,6 @@ export const objective = defineResource({
 export const result = defineResource({
   module: 'okr',
   name: 'result',
-  table: 'okr_result',
   title: 'Key result (Schlüsselergebnis)',
   titleDe: 'Schlüsselergebnis',
   description: 'A measurable result that shows progress towards an objective; visible to who sees the objective.',
@@ -126,7 +122,6 @@ export const result = defineResource({
 export const update = defineResource({
   module: 'okr',
   name: 'update',
-  table: 'okr_update',
   title: 'Progress update',
   description: 'A dated progress report on a key result; visible to who sees the result.',
   fields: {

@@ -23,7 +23,6 @@ const PRIVATE_DATA = { read: 'organisation.view_private_data', write: 'organisat
 export const mitarbeitende = defineResource({
   module: 'organisation',
   name: 'mitarbeitende',
-  table: 'organisation_mitarbeitende',
   deprecatedPaths: ['/api/mitarbeitende'],
   title: 'Employee (Mitarbeitende)',
   titleDe: 'Mitarbeitende',
@@ -84,7 +83,6 @@ export const mitarbeitende = defineResource({
 export const orgunit = defineResource({
   module: 'organisation',
   name: 'orgunit',
-  table: 'organisation_orgunit',
   title: 'Organisational unit (Organisationseinheit)',
   titleDe: 'Organisationseinheit',
   description: 'A department, team or other unit of the organisation chart, organised as a tree.',
@@ -121,7 +119,6 @@ export const orgunit = defineResource({
 export const funktionen = defineResource({
   module: 'organisation',
   name: 'funktionen',
-  table: 'organisation_funktionen',
   title: 'Function (Funktion)',
   titleDe: 'Funktion',
   description: 'A role such as quality manager that employees hold; used as responsible, reviewing or approving role across modules.',
@@ -138,7 +135,6 @@ export const funktionen = defineResource({
 export const membership = defineResource({
   module: 'organisation',
   name: 'membership',
-  table: 'organisation_membership',
   title: 'Membership (Mitgliedschaft)',
   titleDe: 'Mitgliedschaft',
   description: 'An employee belonging to an organisational unit for a period, optionally in a function.',
@@ -162,7 +158,6 @@ export const membership = defineResource({
 export const salary = defineResource({
   module: 'organisation',
   name: 'salary',
-  table: 'organisation_salary',
   deprecatedPaths: ['/api/salary'],
   title: 'Employment terms (Anstellungsverhältnis)',
   titleDe: 'Anstellungsverhältnis',
@@ -201,7 +196,6 @@ export const salary = defineResource({
 export const skillCategory = defineResource({
   module: 'organisation',
   name: 'skill-category',
-  table: 'organisation_skill_category',
   title: 'Skill category (Skill-Kategorie)',
   titleDe: 'Skill-Kategorie',
   description: 'A group of related skills.',
@@ -215,7 +209,6 @@ export const skillCategory = defineResource({
 export const skill = defineResource({
   module: 'organisation',
   name: 'skill',
-  table: 'organisation_skill',
   title: 'Skill',
   description: 'A skill or qualification employees can hold.',
   fields: catalogueFields({

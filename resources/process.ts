@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'process', label: 'Processes', l
 export const periodizitaet = defineResource({
   module: 'process',
   name: 'periodizitaet',
-  table: 'process_periodizitaet',
   title: 'Periodicity (Periodizität)',
   titleDe: 'Periodizität',
   description: 'A recurrence interval (monthly, quarterly, yearly, on demand, …) shared by processes, steps and KPIs.',
@@ -24,7 +23,6 @@ export const periodizitaet = defineResource({
 export const label = defineResource({
   module: 'process',
   name: 'label',
-  table: 'process_label',
   title: 'Label',
   description: 'A shared label used by processes, process steps and form templates; `Scope:Value` titles are scoped labels.',
   fields: {
@@ -37,7 +35,6 @@ export const label = defineResource({
 export const hilfsmittelart = defineResource({
   module: 'process',
   name: 'hilfsmittelart',
-  table: 'process_hilfsmittelart',
   title: 'Tool type (Hilfsmittelart)',
   titleDe: 'Hilfsmittelart',
   description: 'A kind of tool or aid, e.g. software, machine, template.',
@@ -51,7 +48,6 @@ export const hilfsmittelart = defineResource({
 export const hilfsmittel = defineResource({
   module: 'process',
   name: 'hilfsmittel',
-  table: 'process_hilfsmittel',
   title: 'Tool (Hilfsmittel)',
   titleDe: 'Hilfsmittel',
   description: 'A tool or aid (software, machine, form, …) used in processes and process steps.',
@@ -71,7 +67,6 @@ export const hilfsmittel = defineResource({
 export const process = defineResource({
   module: 'process',
   name: 'process',
-  table: 'process_process',
   trash: true,
   title: 'Process (Prozess)',
   titleDe: 'Prozess',
@@ -113,7 +108,6 @@ export const process = defineResource({
 export const processsteps = defineResource({
   module: 'process',
   name: 'processsteps',
-  table: 'process_processsteps',
   title: 'Process step (Prozessschritt)',
   titleDe: 'Prozessschritt',
   description: 'One step of a process, in the order given by `order`.',

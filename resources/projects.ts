@@ -8,7 +8,6 @@ export const moduleLabel = defineModule({ name: 'projects', label: 'Projects', l
 export const project = defineResource({
   module: 'projects',
   name: 'project',
-  table: 'projects_project',
   trash: true,
   title: 'Project (Projekt)',
   titleDe: 'Projekt',
@@ -74,7 +73,6 @@ export const project = defineResource({
 export const phase = defineResource({
   module: 'projects',
   name: 'phase',
-  table: 'projects_phase',
   title: 'Phase (Projektphase)',
   titleDe: 'Projektphase',
   description: 'A period of a project, shown as a bar in the Gantt chart; visible to who sees the project.',
@@ -97,7 +95,6 @@ export const phase = defineResource({
 export const milestone = defineResource({
   module: 'projects',
   name: 'milestone',
-  table: 'projects_milestone',
   title: 'Milestone (Meilenstein)',
   titleDe: 'Meilenstein',
   description: 'A point in time of a project that marks an important result; visible to who sees the project.',
@@ -119,7 +116,6 @@ export const milestone = defineResource({
 export const task = defineResource({
   module: 'projects',
   name: 'task',
-  table: 'projects_task',
   title: 'Task (Kostenstelle)',
   titleDe: 'Kostenstelle',
   description: 'A work package of a project with its own time budget; time is booked against tasks. Visible as `visible_to_all` says.',

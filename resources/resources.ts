@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'resources', label: 'Bookable re
 export const resources = defineResource({
   module: 'resources',
   name: 'resources',
-  table: 'resources_resources',
   title: 'Resource',
   description: 'A bookable resource: a room, a vehicle or a piece of equipment.',
   fields: {
@@ -29,7 +28,6 @@ export const resources = defineResource({
 export const allocations = defineResource({
   module: 'resources',
   name: 'allocations',
-  table: 'resources_allocations',
   title: 'Allocation (booking)',
   description: 'A booking of a resource for a period; bookings of one resource must not overlap.',
   fields: {

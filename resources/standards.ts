@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'standards', label: 'Standards',
 export const category = defineResource({
   module: 'standards',
   name: 'category',
-  table: 'standards_category',
   title: 'Category (standard category)',
   description: 'A category grouping standards, e.g. quality, environment, information security.',
   fields: {
@@ -19,7 +18,6 @@ export const category = defineResource({
 export const standard = defineResource({
   module: 'standards',
   name: 'standard',
-  table: 'standards_standard',
   title: 'Standard (norm)',
   description: 'A norm or regulation the organisation complies with, structured in chapters.',
   fields: {
@@ -39,7 +37,6 @@ export const standard = defineResource({
 export const chapter = defineResource({
   module: 'standards',
   name: 'chapter',
-  table: 'standards_chapter',
   title: 'Chapter (requirement)',
   description: 'A chapter or requirement of a standard, nested as a tree, with its degree of compliance.',
   fields: {

@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'stream', label: 'News & events'
 export const stream = defineResource({
   module: 'stream',
   name: 'stream',
-  table: 'stream_stream',
   title: 'Stream (news channel)',
   description: 'A news channel that publishes messages and events to its readers. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
@@ -38,7 +37,6 @@ export const stream = defineResource({
 export const messages = defineResource({
   module: 'stream',
   name: 'messages',
-  table: 'stream_messages',
   title: 'Message (news post)',
   description: 'A news post in a channel; a publication time in the future schedules it. Visible to who sees the channel.',
   fields: {
@@ -59,7 +57,6 @@ export const messages = defineResource({
 export const event = defineResource({
   module: 'stream',
   name: 'event',
-  table: 'stream_event',
   title: 'Event',
   description: 'An event announced in a channel, with optional registration and attendance tracking. Visible to who sees the channel.',
   fields: {
@@ -99,7 +96,6 @@ export const event = defineResource({
 export const participant = defineResource({
   module: 'stream',
   name: 'participant',
-  table: 'stream_participant',
   title: 'Participant',
   description: "A user's invitation to, registration for and attendance at an event; visible to who sees the event, as its `participants_public` says.",
   fields: {

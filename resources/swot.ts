@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'swot', label: 'Internal control
 export const estimate = defineResource({
   module: 'swot',
   name: 'estimate',
-  table: 'swot_estimate',
   title: 'Estimate (Einschätzung)',
   titleDe: 'Einschätzung',
   description: 'A rated strength, weakness, opportunity or threat (risk); score = probability × impact (1–25).',
@@ -54,7 +53,6 @@ export const estimate = defineResource({
 export const measure = defineResource({
   module: 'swot',
   name: 'measure',
-  table: 'swot_measure',
   title: 'Measure (Massnahme)',
   titleDe: 'Massnahme',
   description: 'An action taken on an estimate or another object, possibly recurring, checked by controls.',
@@ -90,7 +88,6 @@ export const measure = defineResource({
 export const control = defineResource({
   module: 'swot',
   name: 'control',
-  table: 'swot_control',
   title: 'Control (Kontrolle)',
   titleDe: 'Kontrolle',
   description: 'A check that a measure was carried out, with its outcome.',

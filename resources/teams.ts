@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'teams', label: 'Teams', labelDe
 export const space = defineResource({
   module: 'teams',
   name: 'space',
-  table: 'teams_space',
   title: 'Space',
   description: 'A team workspace holding boards and meetings; protected spaces are visible to their members and admins only.',
   fields: {
@@ -33,7 +32,6 @@ export const space = defineResource({
 export const board = defineResource({
   module: 'teams',
   name: 'board',
-  table: 'teams_board',
   title: 'Board',
   description: 'A kanban or list board inside a space, made of lists of cards.',
   fields: {
@@ -63,7 +61,6 @@ export const board = defineResource({
 export const list = defineResource({
   module: 'teams',
   name: 'list',
-  table: 'teams_list',
   title: 'List',
   description: 'A column of a board; moving a card into it sets the card to the target state.',
   fields: {
@@ -87,7 +84,6 @@ export const list = defineResource({
 export const label = defineResource({
   module: 'teams',
   name: 'label',
-  table: 'teams_label',
   title: 'Label',
   description: 'A coloured tag for the cards of one board; `Scope:Value` titles are scoped labels.',
   fields: {
@@ -104,7 +100,6 @@ export const label = defineResource({
 export const card = defineResource({
   module: 'teams',
   name: 'card',
-  table: 'teams_card',
   title: 'Card',
   description: 'A unit of work in a list of a board, moving from new to done.',
   fields: {
@@ -144,7 +139,6 @@ export const card = defineResource({
 export const meeting = defineResource({
   module: 'teams',
   name: 'meeting',
-  table: 'teams_meeting',
   title: 'Meeting (Sitzung)',
   titleDe: 'Sitzung',
   description: 'A meeting of a space with an agenda of items; items are fixed once it is closed.',
@@ -175,7 +169,6 @@ export const meeting = defineResource({
 export const meetingitem = defineResource({
   module: 'teams',
   name: 'meetingitem',
-  table: 'teams_meetingitem',
   title: 'Meeting item (Traktandum)',
   titleDe: 'Traktandum',
   description: 'An agenda item of a meeting with its discussion result and decision; items can have sub-items.',

@@ -6,7 +6,6 @@ export const moduleLabel = defineModule({ name: 'timetracker', label: 'Time trac
 export const worktime = defineResource({
   module: 'timetracker',
   name: 'worktime',
-  table: 'timetracker_worktime',
   title: 'Work time (Arbeitszeit)',
   titleDe: 'Arbeitszeit',
   description: 'Time an employee worked on one day, given as start and end time or as hours, optionally booked on a project task.',
@@ -32,7 +31,6 @@ export const worktime = defineResource({
 export const absence = defineResource({
   module: 'timetracker',
   name: 'absence',
-  table: 'timetracker_absence',
   title: 'Absence (Abwesenheit)',
   titleDe: 'Abwesenheit',
   description: 'A period an employee is away (vacation, sickness, …), requested and then approved or rejected.',
@@ -73,7 +71,6 @@ export const absence = defineResource({
 export const monthlyclosing = defineResource({
   module: 'timetracker',
   name: 'monthlyclosing',
-  table: 'timetracker_monthlyclosing',
   deprecatedPaths: ['/api/monthlyclosing'],
   title: 'Monthly closing (Monatsabschluss)',
   titleDe: 'Monatsabschluss',

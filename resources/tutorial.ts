@@ -22,7 +22,6 @@ export const moduleLabel = defineModule({ name: 'tutorial', label: 'Knowledge', 
 export const folder = defineResource({
   module: 'tutorial',
   name: 'folder',
-  table: 'tutorial_folder',
   title: 'Folder (tutorial folder)',
   description: 'A container grouping courses, with its own admins, team and visibility. Changing or deleting it needs being one of its admins or its creator.',
   fields: {
@@ -45,7 +44,6 @@ export const folder = defineResource({
 export const course = defineResource({
   module: 'tutorial',
   name: 'course',
-  table: 'tutorial_course',
   title: 'Course',
   description:
     'A training course (with enrollment and progress) or a manual (read-only articles) made of lessons. Visible only to who sees its folder; ' +
@@ -90,7 +88,6 @@ export const course = defineResource({
 export const lesson = defineResource({
   module: 'tutorial',
   name: 'lesson',
-  table: 'tutorial_lesson',
   title: 'Lesson',
   description: 'A lesson of a course; lessons nest under parent lessons. Seen and changed by who may see and change the course.',
   attachments: true,
@@ -112,7 +109,6 @@ export const lesson = defineResource({
 export const section = defineResource({
   module: 'tutorial',
   name: 'section',
-  table: 'tutorial_section',
   title: 'Section',
   description: 'A content block of a lesson: text, image, video, PDF, diagram or related documents. Seen and changed by who may see and change the lesson.',
   fields: {
@@ -140,7 +136,6 @@ export const section = defineResource({
 export const enrollment = defineResource({
   module: 'tutorial',
   name: 'enrollment',
-  table: 'tutorial_enrollment',
   title: 'Enrollment',
   description: "A user's enrollment in a training course, from invitation to completion; visible to who sees the course and to the learner.",
   fields: {
@@ -171,7 +166,6 @@ export const enrollment = defineResource({
 export const lessonProgress = defineResource({
   module: 'tutorial',
   name: 'lesson-progress',
-  table: 'tutorial_lesson_progress',
   title: 'Lesson progress',
   description: "A learner's progress in one lesson; a lesson invitation creates one with status invited. Visible to who sees the lesson and to the learner.",
   fields: {

@@ -4,6 +4,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -69,10 +70,12 @@ describe('manage commands', function () {
     });
   });
 
-  it('seed fills every module with demo data and a progress bar', async () => {
+  it('seed fills every module with demo data, its progress in plain lines when piped', async () => {
     const res = await manage(db, 'seed', '--issues', '12');
     expect(res.code, res.stderr).to.equal(0);
-    expect(res.stderr).to.match(/\[#+\] \d+\/\d+/);
+    expect(res.stderr).to.match(/^Seeding: +\d+\/\d+ records \(\w+/m);
+    // no bar redrawn in place: a terminal's frames are garbage in a log
+    expect(res.stderr).to.not.include('\r');
     // users and groups come from the commands, not from demo data
     const modules = (await loadRegistry()).resources.filter((r) => r.declaration.module !== 'users');
     expect(res.stdout).to.match(new RegExp(`^Seeded ${modules.length} resources: `));
@@ -101,10 +104,23 @@ describe('manage commands', function () {
       const res = await manage(db, arg);
       expect(res.code, res.stderr).to.equal(0);
       const lines = res.stdout.split('\n').filter((line) => line.startsWith('  '));
-      expect(lines.map((line) => line.trim().split(' ')[0])).to.deep.equal(['migrate', 'createsuperuser', 'createtoken', 'seed', 'prune-history', 'rotate-field-key', 'makemigrations', 'run-job', 'sweep-files', 'help']);
+      expect(lines.map((line) => line.trim().split(' ')[0])).to.deep.equal([
+        'migrate',
+        'createsuperuser',
+        'changepassword',
+        'createtoken',
+        'seed',
+        'prune-history',
+        'rotate-field-key',
+        'makemigrations',
+        'run-job',
+        'sweep-files',
+        'permissions',
+        'help',
+      ]);
       // the command, then what it does, on the same line
       for (const line of lines) expect(line).to.match(/^ {2}\S.*\S {2,}[a-z].+$/);
-      expect(lines[3]).to.match(/^ {2}seed \[--issues N\] /);
+      expect(lines[4]).to.match(/^ {2}seed \[--issues N\] /);
     }
   });
 
@@ -139,6 +155,97 @@ describe('manage commands', function () {
     });
   });
 });
+
+describe('manage: passwords and user values, checked as the API checks them', function () {
+  this.timeout(120_000);
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase();
+    expect((await manage(db, 'createsuperuser', '--username', 'owner', '--password', 'first-secret-1')).code).to.equal(0);
+  });
+  after(async () => db.drop());
+  const signIn = (client: Client, username: string, password: string) => client.post('/api/auth/login', { username, password });
+
+  it('createsuperuser refuses an e-mail address the API refuses, in its words, before asking anything', async () => {
+    const res = await manage(db, 'createsuperuser', '--username', 'mailer', '--email', 'not-an-email', '--password', 'long-enough-1');
+    expect(res.code, res.stderr).to.equal(2);
+    expect(res.stderr).to.equal('email: Enter a valid email address.\n');
+    const long = await manage(db, 'createsuperuser', '--username', 'x'.repeat(151), '--password', 'long-enough-1');
+    expect(long.code).to.equal(2);
+    expect(long.stderr).to.equal('username: Ensure this field has no more than 150 characters.\n');
+    expect((await manage(db, 'createtoken', '--username', 'mailer')).stderr).to.include('no user "mailer"');
+  });
+
+  it('createsuperuser at a terminal refuses a short password after the first prompt, not the second', async () => {
+    const short = await atTerminal(db, ['createsuperuser', '--username', 'hasty'], ['short']);
+    expect(short.code, short.output).to.equal(2);
+    expect(short.output).to.match(/^Password: \r\npassword: Ensure this field has at least 8 characters\.\r\n$/);
+  });
+
+  it('changepassword takes one line on stdin, sets the password and ends the user\'s sessions', async () => {
+    const session = await withService(db, async (client) => {
+      const login = await signIn(client, 'owner', 'first-secret-1');
+      expect(login.status).to.equal(200);
+      return login.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
+    });
+    const res = withStdin(db, ['changepassword', '--username', 'owner', '--password-stdin'], 'second-secret-2\n');
+    expect(res.status, res.stderr).to.equal(0);
+    expect(res.stdout).to.equal('Password of "owner" changed; their sessions have ended.\n');
+    await withService(db, async (client) => {
+      expect((await signIn(client, 'owner', 'first-secret-1')).status).to.equal(400);
+      expect((await signIn(client, 'owner', 'second-secret-2')).status).to.equal(200);
+      const me = await client.get('/api/auth/me', { headers: { cookie: session } });
+      expect(me.status, 'the old session has ended').to.equal(401);
+    });
+  });
+
+  it('changepassword refuses a short password, an unknown user, and a missing password without a terminal', async () => {
+    const short = withStdin(db, ['changepassword', '--username', 'owner', '--password-stdin'], 'short\n');
+    expect(short.status).to.equal(2);
+    expect(short.stderr).to.equal('password: Ensure this field has at least 8 characters.\n');
+    const nobody = withStdin(db, ['changepassword', '--username', 'nobody', '--password-stdin'], 'long-enough-1\n');
+    expect(nobody.status).to.equal(1);
+    expect(nobody.stderr).to.include('no user "nobody"');
+    const piped = withStdin(db, ['changepassword', '--username', 'owner'], 'long-enough-1\n');
+    expect(piped.status).to.equal(2);
+    expect(piped.stderr).to.include('--password-stdin is required unless stdin is a terminal');
+  });
+
+  it('changepassword at a terminal asks twice, without echo', async () => {
+    const typed = await atTerminal(db, ['changepassword', '--username', 'owner'], ['third-secret-3', 'third-secret-3']);
+    expect(typed.code, typed.output).to.equal(0);
+    expect(typed.output).to.match(/^Password: \r\nPassword \(again\): \r\nPassword of "owner" changed; their sessions have ended\.\r\n$/);
+    await withService(db, async (client) => expect((await signIn(client, 'owner', 'third-secret-3')).status).to.equal(200));
+  });
+});
+
+describe('a database server that accepts connections and never answers', function () {
+  this.timeout(120_000);
+  let server: net.Server;
+  let port: number;
+  const held: net.Socket[] = [];
+  before(async () => {
+    server = net.createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as net.AddressInfo).port;
+  });
+  after(() => {
+    held.forEach((socket) => socket.destroy());
+    server.close();
+  });
+
+  it('is named, with how long it was given, instead of a pool message', async () => {
+    const url = `postgres://app:secret@127.0.0.1:${port}/bms`;
+    const res = await run('engine/cli/manage.js', ['migrate'], { databaseUrl: url, dataDir: os.tmpdir(), drop: async () => undefined });
+    expect(res.code, res.stderr).to.equal(1);
+    expect(res.stderr).to.equal(`Cannot open the database at postgres://app:***@127.0.0.1:${port}/bms (DATABASE_URL): it accepted the connection but did not answer within 10 s.\n`);
+  });
+});
+
+/** A manage command with `input` piped to its stdin. */
+function withStdin(db: TestDatabase, args: string[], input: string) {
+  return spawnSync(process.execPath, [path.join(dist, 'engine/cli/manage.js'), ...args], { env: processEnv(db), input, encoding: 'utf8' });
+}
 
 /**
  * A manage command in a pseudo-terminal (util-linux `script`), answering each password prompt in
@@ -184,7 +291,7 @@ describe('seed in batches', function () {
     expect(res.code, res.stderr).to.equal(0);
     // record by record through the API this took about three minutes; in batches a few seconds
     expect(Date.now() - started, 'ms to seed').to.be.below(90_000);
-    const bar = /\[#{30}\] (\d+)\/\1 /.exec(res.stderr);
+    const bar = /^Seeding: (\d+)\/\1 records/m.exec(res.stderr);
     expect(Number(bar?.[1]), res.stderr.slice(-300)).to.be.greaterThan(ISSUES);
     expect(res.stdout).to.include(`${ISSUES} issue/issue`);
     const token = (await manage(db, 'createtoken', '--username', 'seeder')).stdout.trim();

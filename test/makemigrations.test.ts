@@ -1,6 +1,6 @@
 /**
  * `manage makemigrations`, as processes: the repository's migrations match its declarations; in a
- * scratch copy of the compiled project, README's kpi/target declaration plus the command is all a
+ * scratch copy of the compiled project, docs/declarations.md's kpi/target declaration plus the command is all a
  * new resource takes (migrated, served, and passing the registry-driven suites); changed
  * declarations give the right migration, drops only with --allow-drop; and every generated
  * down() restores the schema its up() found.
@@ -27,7 +27,7 @@ const stop = async (service: ServiceProcess) => {
   await service.exited;
 };
 
-/** README's "Adding a resource" example, with the changes later tests make. */
+/** docs/declarations.md's "Adding a resource" example (its table by convention), with the changes later tests make. */
 function targetSource(o: { code?: number; states?: string[] } = {}): string {
   const states = o.states ?? ['draft', 'agreed'];
   const code = o.code ? `code: field.string({ maxLength: ${o.code}, allowBlank: true, lookups: ['exact', 'icontains'], description: 'Short code.' }),` : '';
@@ -35,7 +35,6 @@ function targetSource(o: { code?: number; states?: string[] } = {}): string {
 export const target = defineResource({
   module: 'kpi',
   name: 'target',
-  table: 'kpi_target',
   title: 'KPI target',
   description: 'The value a KPI should reach in a given year.',
   fields: {

@@ -1,6 +1,7 @@
 /** The signed-in user as the request sees it, and the queries that find one. */
 import type { Knex } from 'knex';
 import { hashPassword } from './passwords.js';
+import { endSessions } from './sessions.js';
 
 export interface Principal {
   id: number;
@@ -75,6 +76,15 @@ export async function createUser(
     .insert({ username: u.username, email: u.email ?? null, is_superuser: u.isSuperuser ?? false, password: await hashPassword(u.password) })
     .returning('id')) as { id: number }[];
   return row!.id;
+}
+
+/** Sets the user's password and ends every session of theirs, in one transaction (as a PATCH of it through the API does). */
+export async function changePassword(db: Knex, userId: number, password: string): Promise<void> {
+  const hash = await hashPassword(password);
+  await db.transaction(async (trx) => {
+    await trx('users').where({ id: userId }).update({ password: hash });
+    await endSessions(trx, userId, undefined);
+  });
 }
 
 export async function userExists(db: Knex, username: string): Promise<boolean> {

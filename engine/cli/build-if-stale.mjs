@@ -28,8 +28,12 @@ try {
   // never built
 }
 if (Math.max(...SOURCES.map((s) => newest(path.join(root, s)))) > built) {
+  // a first build takes a minute on a small machine, an incremental one seconds: say what the wait is
+  const began = Date.now();
+  process.stderr.write(built ? 'Compiling the TypeScript that changed since the last build (tsc -b)…\n' : 'Compiling the TypeScript (tsc -b; the first build takes a while)…\n');
   const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+  process.stderr.write(`Compiled in ${((Date.now() - began) / 1000).toFixed(1)} s.\n`);
   // tsc -b leaves the stamp alone when nothing needed emitting: touch it, so the next check is quick
   const now = new Date();
   fs.utimesSync(stamp, now, now);

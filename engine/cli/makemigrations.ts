@@ -52,6 +52,8 @@ export async function makemigrations(args: string[], registry: Registry): Promis
   const name = positionals[0];
   if (name !== undefined && !/^[a-z][a-z0-9_]{0,59}$/.test(name)) throw new UsageError('The migration name takes lower-case letters, digits and underscores, starting with a letter.');
   refuseUnbuilt();
+  // tens of seconds on a busy machine: say what the wait is (stderr: stdout is the result)
+  process.stderr.write('Comparing the declarations with the schema the migrations make (on an in-memory database)…\n');
   const changes = await compareWithMigrations(registry).catch((err: unknown) => {
     throw err instanceof SchemaConflict ? new CommandError(err.message) : err;
   });

@@ -1,6 +1,6 @@
 /**
- * `npm run manage -- <command>`: migrate | createsuperuser | createtoken | seed (CONTRACT 1), run-job, and
- * help. Uses the same database selection as the service; settings and arguments are checked
+ * `npm run manage -- <command>`: migrate | createsuperuser | createtoken | seed (CONTRACT 1), changepassword,
+ * run-job, and help. Uses the same database selection as the service; settings and arguments are checked
  * before the database is opened.
  */
 import { parseArgs } from 'node:util';
@@ -11,7 +11,7 @@ import { openBlobStore } from '../files/stores.js';
 import { sweepFiles } from '../files/sweep.js';
 import { openDatabase } from '../storage/connect.js';
 import { migrateLatest } from '../storage/migrate.js';
-import { createUser, userExists } from '../auth/users.js';
+import { changePassword, createUser, userExists } from '../auth/users.js';
 import { createToken } from '../auth/tokens.js';
 import { loadRegistry, type Registry } from '../registry/registry.js';
 import { StartupError } from '../startup-error.js';
@@ -20,8 +20,10 @@ import { seed, seedOptions } from './seed.js';
 import { seedDemo } from './seed-demo.js';
 import { makemigrations } from './makemigrations.js';
 import { runJobNow } from './run-job.js';
-import { CommandError, UsageError } from './errors.js';
-import { hiddenInput } from './prompt.js';
+import { permissionTable } from './permissions.js';
+import { CommandError, InvalidValues, UsageError } from './errors.js';
+import { hiddenInput, stdinLine } from './prompt.js';
+import { createAjv, compileValidators } from '../crud/validator.js';
 
 const HELP = new Set(['help', '--help', '-h']);
 const PASSWORD_ENV = 'BMS_SUPERUSER_PASSWORD';
@@ -32,6 +34,7 @@ function commandList(registry: Registry): string {
   const rows = [
     ['migrate', 'apply the migrations the database lacks'],
     ['createsuperuser --username U [--password P] [--email E]', `create a superuser; without --password: ${PASSWORD_ENV}, else asked twice at a terminal`],
+    ['changepassword --username U [--password-stdin]', 'set a user\'s password and end their sessions; asked twice at a terminal, or one line on stdin'],
     ['createtoken --username U [--name N]', 'print a new API token of the user, alone on stdout'],
     [
       `seed${seeds} [--demo [--seed N]]`,
@@ -42,6 +45,7 @@ function commandList(registry: Registry): string {
     ['makemigrations [name] [--check] [--allow-drop]', 'write the migration the declarations need; --check: exit 1 if one is needed (no database)'],
     ['run-job NAME', 'run one scheduled job now (the names are listed at /api/jobs)'],
     ['sweep-files [--grace-minutes M]', 'remove stored file bytes no committed row names, and uploads cut off more than M minutes ago (default 60)'],
+    ['permissions', 'print every permission name the declarations define, as a markdown table (no database)'],
     ['help', 'print this list'],
   ];
   const width = Math.max(...rows.map(([c]) => c!.length));
@@ -69,15 +73,25 @@ function attachDashedNumbers(args: string[], numeric: ReadonlySet<string>): stri
   return out;
 }
 
-/** The new superuser's password: --password, the environment, or typed twice at a terminal. */
-async function newPassword(given: string | undefined): Promise<string> {
-  let password = given;
-  if (password === undefined) {
-    const ask = hiddenInput();
-    password = await ask('Password: ');
-    if ((await ask('Password (again): ')) !== password) throw new CommandError('the passwords do not match.');
+/** Checks values of a user as the API checks a PATCH of them (the user resource's rules and messages). */
+function userValueCheck(registry: Registry): (values: Record<string, unknown>) => void {
+  const validate = compileValidators(createAjv(), registry.get('user')).patch;
+  return (values) => {
+    const problems = Object.entries(validate(values)).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`));
+    if (problems.length) throw new InvalidValues(problems.join('\n'));
+  };
+}
+
+/** A new password: `given`, or typed twice at a terminal, checked before the second prompt. */
+async function newPassword(given: string | undefined, check: (values: Record<string, unknown>) => void): Promise<string> {
+  if (given !== undefined) {
+    check({ password: given });
+    return given;
   }
-  if (password.length < 8) throw new UsageError('The password must have at least 8 characters.');
+  const ask = hiddenInput();
+  const password = await ask('Password: ');
+  check({ password });
+  if ((await ask('Password (again): ')) !== password) throw new CommandError('the passwords do not match.');
   return password;
 }
 
@@ -90,6 +104,10 @@ async function main(argv: string[], registry: Registry): Promise<number> {
   // compares declarations with migrations on a scratch database: opens none of its own
   if (command === 'makemigrations') return makemigrations(rest, registry);
   if (command === 'run-job') return runJobNow(rest, registry);
+  if (command === 'permissions') {
+    process.stdout.write(`${permissionTable(registry)}\n`);
+    return 0;
+  }
   const seeds = seedOptions(registry);
   // the one flag among string options, so taken out before they are parsed
   const withoutDemo = rest.filter((arg) => arg !== '--demo');
@@ -103,9 +121,11 @@ async function main(argv: string[], registry: Registry): Promise<number> {
       name: { type: 'string' },
       'grace-minutes': { type: 'string' },
       seed: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
       ...Object.fromEntries([...seeds.keys()].map((option) => [option, { type: 'string' as const }])),
     },
-  }) as { values: Record<string, string | undefined> };
+    // --demo and --password-stdin, the flags, are read from `rest`: the values are used as strings
+  }) as unknown as { values: Record<string, string | undefined> };
   const config = unbounded(readDatabaseConfig());
   // the commands that write encrypted values need the key; the others run without one
   const useKeys = () => setUpFieldKeys(config, registry.resources, (message) => process.stderr.write(`${message}\n`));
@@ -114,7 +134,9 @@ async function main(argv: string[], registry: Registry): Promise<number> {
   try {
     switch (command) {
       case 'migrate': {
-        const applied = await migrateLatest(await open());
+        const conn = await open();
+        process.stderr.write('Applying the migrations the database lacks…\n');
+        const applied = await migrateLatest(conn);
         process.stdout.write(applied.length ? `Applied ${applied.length} migrations.\n` : 'Database is up to date.\n');
         return 0;
       }
@@ -124,11 +146,26 @@ async function main(argv: string[], registry: Registry): Promise<number> {
         if (given === undefined && !process.stdin.isTTY) {
           throw new UsageError(`--password is required (or ${PASSWORD_ENV}), unless stdin is a terminal to type it at.`);
         }
+        const check = userValueCheck(registry);
+        check({ username, ...(values.email === undefined ? {} : { email: values.email }) });
         const conn = await open();
         await migrateLatest(conn);
         if (await userExists(conn, username)) throw new CommandError(`user "${username}" already exists.`);
-        await createUser(conn, { username, password: await newPassword(given), email: values.email, isSuperuser: true });
+        await createUser(conn, { username, password: await newPassword(given, check), email: values.email, isSuperuser: true });
         process.stdout.write(`Superuser "${username}" created.\n`);
+        return 0;
+      }
+      case 'changepassword': {
+        const username = required(values, 'username');
+        const fromStdin = rest.includes('--password-stdin');
+        if (!fromStdin && !process.stdin.isTTY) throw new UsageError('--password-stdin is required unless stdin is a terminal to type the password at.');
+        const check = userValueCheck(registry);
+        const conn = await open();
+        await migrateLatest(conn);
+        const user = (await conn('users').where({ username }).first('id')) as { id: number } | undefined;
+        if (!user) throw new CommandError(`no user "${username}".`);
+        await changePassword(conn, user.id, await newPassword(fromStdin ? await stdinLine() : undefined, check));
+        process.stdout.write(`Password of "${username}" changed; their sessions have ended.\n`);
         return 0;
       }
       case 'createtoken': {
@@ -164,6 +201,7 @@ async function main(argv: string[], registry: Registry): Promise<number> {
         useKeys();
         const conn = await open();
         await migrateLatest(conn);
+        process.stderr.write('Seeding every module through the API validation…\n');
         await seed(conn, registry, counts);
         return 0;
       }
@@ -206,6 +244,10 @@ main(process.argv.slice(2), registry).then(
   (err: unknown) => {
     if (err instanceof UsageError || (err instanceof TypeError && 'code' in err)) {
       process.stderr.write(`${err.message}\n${commandList(registry)}\n`);
+      process.exit(2);
+    }
+    if (err instanceof InvalidValues) {
+      process.stderr.write(`${err.message}\n`);
       process.exit(2);
     }
     const known = err instanceof CommandError ? `Error: ${err.message}` : err instanceof StartupError ? err.message : undefined;

@@ -1,4 +1,4 @@
-/** Input typed at a terminal without echo (stdin in raw mode), for passwords. */
+/** Input typed at a terminal without echo (stdin in raw mode), for passwords; or piped in (`--password-stdin`). */
 import { CommandError } from './errors.js';
 
 /** A reader of hidden lines; lines typed or pasted ahead wait for the next question. */
@@ -37,4 +37,14 @@ export function hiddenInput(): (question: string) => Promise<string> {
       stdin.resume();
       if (buffered) onData('');
     });
+}
+
+/** The first line of stdin (piped, as `--password-stdin` takes it), without its line break. */
+export async function stdinLine(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0]!;
 }

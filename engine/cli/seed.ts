@@ -3,7 +3,7 @@
  * option asks for), parents first, linked to what exists (links that must share a parent pick
  * that parent's records), and moved along its lifecycle as far as its rules allow, so every list
  * has something to show. Records go in batches through the bulk writer, which holds them to the
- * declaration as the API does. A one-line progress bar runs on stderr.
+ * declaration as the API does. Progress goes to stderr: a one-line bar at a terminal, plain lines when piped.
  */
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
@@ -26,21 +26,27 @@ export function seedOptions(registry: Registry): Map<string, { resource: Resourc
   return new Map(registry.resources.flatMap((r) => (r.declaration.seed ? [[r.declaration.seed.option, { resource: r, default: r.declaration.seed.default }] as const] : [])));
 }
 
-function progress(total: number) {
+/**
+ * Progress on stderr: at a terminal a one-line bar redrawn in place; piped (a log, CI) one plain line
+ * per batch written, since carriage-return frames would pile up there as garbage.
+ */
+function progress(total: number, out: NodeJS.WriteStream = process.stderr) {
   let done = 0;
   return {
     tick(label: string, count: number) {
       done += count;
+      const counted = `${String(done).padStart(String(total).length)}/${total}`;
+      if (!out.isTTY) return void out.write(`Seeding: ${counted} records (${label})\n`);
       const width = 30;
       const filled = Math.round((done / Math.max(total, 1)) * width);
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total} ${label.padEnd(40).slice(0, 40)}`);
+      out.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${counted} ${label.padEnd(40).slice(0, 40)}`);
     },
-    end: () => void process.stderr.write('\n'),
+    end: () => void (out.isTTY && out.write('\n')),
   };
 }
 
 /** The seeded resources ordered so that every required parent among them comes before its children. */
-function parentsFirst(resources: readonly Resource[]): Resource[] {
+export function parentsFirst(resources: readonly Resource[]): Resource[] {
   const ordered: Resource[] = [];
   const seen = new Set<string>();
   const seeded = new Set(resources.map((r) => r.key));

@@ -50,3 +50,18 @@ export function exampleBody(resource: Resource, n = 1): Record<string, unknown> 
   }
   return body;
 }
+
+/** The id the documented bodies give a required foreign key: the target's first record (the first start's admin, for users). */
+export const FIRST_RECORD = 1;
+
+/**
+ * The body the OpenAPI document gives as the request example, so Swagger UI's "Try it out" succeeds
+ * on a fresh database: fixed values (`n` = 0), each required foreign key naming its target's first
+ * record (created first by that target's own example, or the first start's admin), optional
+ * references and links left out, as a record the first start does not create would be refused.
+ */
+export function documentedBody(resource: Resource): Record<string, unknown> {
+  const body = exampleBody(resource, 0);
+  for (const fk of resource.foreignKeys) if (fk.required && !fk.spec.readOnly) body[fk.writeName] = FIRST_RECORD;
+  return body;
+}

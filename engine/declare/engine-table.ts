@@ -34,6 +34,8 @@ export interface EngineTableWrites extends EngineTableRemoves {
    * what the engine checks and the OpenAPI document shows.
    */
   body(mode: 'create' | 'patch'): Record<string, unknown>;
+  /** A valid body, the OpenAPI document's request example: what Swagger UI's "Try it out" sends on a fresh database. */
+  readonly example: Record<string, unknown>;
   /** The new record's id. */
   create(db: Knex, user: Principal, values: Readonly<Record<string, unknown>>): Promise<number>;
   /** Changes the record the caller sees (`values` as sent: a PATCH's may be few). */

@@ -72,7 +72,8 @@ export interface ResourceDeclaration<
   readonly seed?: { readonly option: string; readonly default: number };
   /** Old paths of this resource: every method there answers 301 to the current path. */
   readonly deprecatedPaths?: readonly `/api/${string}`[];
-  readonly table: string;
+  /** Table name when it is not the convention `<module>_<name>` (hyphens as underscores): an existing table's. */
+  readonly table?: string;
   /** Human title for documentation, e.g. `Employee (Mitarbeitende)`. */
   readonly title: string;
   /** The title for a browser that prefers German, e.g. `Mitarbeitende` (default: `title`). */

@@ -2,12 +2,14 @@
  * The batch actions of the registry (CONTRACT 10), e.g. `POST /api/dms/batch_move`: a body of
  * record ids (plus the target key of a move) and a count in the answer, all or nothing.
  */
+import { FIRST_RECORD } from '../crud/examples.js';
 import { INT_MAX } from '../fields/values.js';
 import type { Batch } from '../registry/resource.js';
 import { json, REPLAYED, responsesOf } from './shared.js';
 import { componentName, ref, type PathsPart, type Schema } from './types.js';
 
-const id = { type: 'integer', minimum: 1, maximum: INT_MAX, example: 4 };
+/** Examples name the first records, which a fresh database gets from the resources' own examples (Swagger UI's "Try it out"). */
+const id = { type: 'integer', minimum: 1, maximum: INT_MAX, example: FIRST_RECORD };
 
 function requestOf(batch: Batch): Schema {
   const properties: Record<string, Schema> = {
@@ -15,7 +17,7 @@ function requestOf(batch: Batch): Schema {
       type: 'array',
       items: { ...id, description: `Id of a record: ${batch.resource.title}.` },
       maxItems: batch.maxIds,
-      example: [4, 7, 9],
+      example: [FIRST_RECORD],
       description: `The ${batch.resource.title} records, at most ${batch.maxIds}; each must exist and be visible to the caller.`,
     },
   };

@@ -3,6 +3,8 @@
  * update and delete on `{id}`; the state log on `{id}/transitions` when it has a lifecycle.
  * Each names the model permission it needs and the error responses it can give.
  */
+import { writesAll } from '../declare/engine-table.js';
+import { documentedBody } from '../crud/examples.js';
 import type { ResourceService } from '../crud/service.js';
 import { permissionOf, type Action } from '../registry/resource.js';
 import { listParameters, shapeParameters } from './list-parameters.js';
@@ -16,7 +18,11 @@ const LIST_HEADERS = { Link: ref('headers', 'PageLinks'), 'X-Total-Count': ref('
 
 const ACTION_OF: Record<Method, Action> = { get: 'view', post: 'add', put: 'change', patch: 'change', delete: 'delete' };
 
-const body = (schema: string, required: boolean): RequestBody => ({ required, content: json(ref('schemas', schema)) });
+/** A request body; `example` is what Swagger UI's "Try it out" sends (crud/examples.ts documentedBody). */
+const body = (schema: string, required: boolean, example: Record<string, unknown>): RequestBody => ({
+  required,
+  content: { 'application/json': { schema: ref('schemas', schema), example } },
+});
 
 /** What a write answers. */
 export const STORED_RECORD = 'The record as stored.';
@@ -38,6 +44,9 @@ export function resourcePaths(service: ResourceService, names: SchemaNames): Pat
   const tagged = { ETag: ref('headers', 'ETag') };
   const item = [ref('parameters', 'Id')];
   const ifMatch = [...item, ref('parameters', 'IfMatch')];
+  // an engine table's declared writes have bodies, and examples, of their own
+  const writes = resource.engineTable?.writes;
+  const example = writes && writesAll(writes) ? writes.example : documentedBody(resource);
   const protectors = resource.referencedBy.filter((r) => r.fk.spec.onDelete === 'protect').map((r) => r.resource.title);
   const paths: Paths = {
     [resource.path]: {
@@ -52,7 +61,7 @@ export function resourcePaths(service: ResourceService, names: SchemaNames): Pat
       }),
       post: op('add', 'create', 'create', 'Creates a record; every offending field is reported at once. With `Idempotency-Key`, a repeat creates nothing and answers as the first did.', {
         parameters: [ref('parameters', 'IdempotencyKey')],
-        requestBody: body(names.request, true),
+        requestBody: body(names.request, true, example),
         responses: responsesOf({ 201: { description: 'The created record.', headers: REPLAYED, content: record } }, [...WRITE_ERRORS, 'IdempotencyKeyReused']),
       }),
     },
@@ -63,12 +72,12 @@ export function resourcePaths(service: ResourceService, names: SchemaNames): Pat
       }),
       put: op('change', 'update', 'replace', 'Replaces the record: every required field is needed; optional fields not sent keep their values.', {
         parameters: ifMatch,
-        requestBody: body(names.request, true),
+        requestBody: body(names.request, true, example),
         responses: responsesOf({ 200: { description: STORED_RECORD, headers: tagged, content: record } }, [...WRITE_ERRORS, 'NotFound', 'PreconditionFailed']),
       }),
       patch: op('change', 'partial_update', 'update', 'Changes the fields sent and nothing else.', {
         parameters: ifMatch,
-        requestBody: body(names.patched, false),
+        requestBody: body(names.patched, false, example),
         responses: responsesOf({ 200: { description: STORED_RECORD, headers: tagged, content: record } }, [...WRITE_ERRORS, 'NotFound', 'PreconditionFailed']),
       }),
       delete: op('delete', 'destroy', 'delete', protectors.length ? `Deletes the record, unless ${protectors.join(', ')} records still refer to it.` : 'Deletes the record.', {

@@ -32,7 +32,8 @@ export interface Header {
   schema: Schema;
 }
 
-export type Content = Record<string, { schema: Schema | Ref }>;
+/** A media type: its schema, and for a request body the example Swagger UI sends. */
+export type Content = Record<string, { schema: Schema | Ref; example?: unknown }>;
 
 /** An operation that takes a value of this answer (a runtime expression such as `$response.body#/id`) as a parameter. */
 export interface Link {

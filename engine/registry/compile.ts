@@ -34,6 +34,11 @@ function keyOf(d: ResourceDeclaration): string {
   return (d.path ?? `/api/${d.module}/${d.name}`).replace(/^\/api\//, '');
 }
 
+/** The table a resource declares none for: `<module>_<name>`, hyphens as underscores (`tutorial_lesson_progress`). */
+export function tableByConvention(d: Pick<ResourceDeclaration, 'module' | 'name'>): string {
+  return `${d.module}_${d.name}`.replace(/-/g, '_');
+}
+
 function compileField(spec: FieldSpec, name: string, column = name): Field {
   const derived = spec.type === 'enum' && spec.derived !== undefined;
   const hasDefault = 'default' in spec && spec.default !== undefined;
@@ -73,7 +78,7 @@ function compileOne(d: ResourceDeclaration, table?: EngineTableDeclaration): Res
     path: d.path ?? `/api/${d.module}/${d.name}`,
     module: d.module,
     name: d.name,
-    table: d.table,
+    table: d.table ?? tableByConvention(d),
     title: d.title,
     description: d.description,
     operationPrefix: key.replace(/[/-]/g, '_'),

@@ -125,7 +125,7 @@ export function connect(config: DatabaseConfig, listen?: Listen): Knex {
       lock_timeout: bounds.lockTimeoutMs,
       // JIT compiles a statement for its estimated cost: an unpaged list estimates the whole table and
       // waited most of a second for its first records, while the service's statements are index-driven
-      // and gain nothing from it (README, "JIT")
+      // and gain nothing from it (docs/performance.md, "JIT")
       options: '-c jit=off',
       // a server that vanished without closing the socket is noticed instead of waited on forever
       keepAlive: true,
@@ -154,15 +154,34 @@ const reason = (err: unknown): string =>
 /** The database once it has answered a query; one that cannot be reached or opened is a StartupError naming the setting. */
 export async function openDatabase(config: DatabaseConfig, listen?: Listen): Promise<Knex> {
   const db = connect(config, listen);
+  const what = config.databaseUrl ? `the database at ${redactUrl(config.databaseUrl)} (DATABASE_URL)` : `the embedded database in ${config.dataDir} (BMS_DATA_DIR)`;
   try {
     if (!config.databaseUrl) await embeddedStarted(db);
-    await db.raw('select 1');
+    await firstAnswer(db);
     return db;
   } catch (err) {
     await db.destroy().catch(() => undefined);
-    const what = config.databaseUrl
-      ? `the database at ${redactUrl(config.databaseUrl)} (DATABASE_URL)`
-      : `the embedded database in ${config.dataDir} (BMS_DATA_DIR)`;
+    if (silent(err)) throw new StartupError(`Cannot open ${what}: it accepted the connection but did not answer within ${CONNECT_TIMEOUT_MS / 1000} s.`);
     throw new StartupError(`Cannot open ${what}: ${reason(err)}.`);
+  }
+}
+
+/** A server that accepts connections and never answers: pg's connect timeout, or the pool's shorter acquire timeout met first. */
+const silent = (err: unknown): boolean => err instanceof Error && (err.name === 'KnexTimeoutError' || /timeout expired$/.test(err.message));
+
+/**
+ * `select 1`, waiting up to the connect timeout for the first connection: the pool's acquire
+ * timeout (POOL_ACQUIRE_TIMEOUT_MS, 5 s) is shorter, and a start on a slow network deserves the
+ * connect timeout's 10 s before it is called silent.
+ */
+async function firstAnswer(db: Knex): Promise<void> {
+  const deadline = Date.now() + CONNECT_TIMEOUT_MS;
+  for (;;) {
+    try {
+      await db.raw('select 1');
+      return;
+    } catch (err) {
+      if (!(err instanceof Error && err.name === 'KnexTimeoutError') || Date.now() >= deadline) throw err;
+    }
   }
 }

@@ -68,6 +68,7 @@ export function subscriptionWrites(resources: readonly Resource[]): EngineTableW
   const events = eventNames(resources);
   return {
     body: (mode) => subscriptionBody(events, mode === 'create' ? ['url', 'events', 'secret'] : []),
+    example: { url: 'https://hooks.example.com/bms', events: events.slice(0, 2), secret: 'at-least-sixteen-characters', active: true },
     create: async (db, user, values) => {
       const [{ id }] = (await db('webhook_subscriptions').insert({ ...columns(values), created_by: user.id }).returning('id')) as [{ id: number }];
       return id;
