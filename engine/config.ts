@@ -80,7 +80,18 @@ export interface ServerConfig extends DatabaseConfig {
   metrics?: { port: number };
   /** Scheduled jobs (engine/jobs); unset parts take `DEFAULT_JOBS`. */
   jobs?: Partial<JobSettings>;
+  /** Aggregates (engine/reporting); unset parts take `DEFAULT_REPORTS`. */
+  reports?: Partial<ReportSettings>;
 }
+
+export interface ReportSettings {
+  /** TZ: the IANA time zone whose days, weeks, months, quarters and years an aggregate's time buckets are. */
+  timeZone: string;
+  /** AGGREGATE_MAX_GROUPS: the most groups one aggregate answers; more answer 400. */
+  maxGroups: number;
+}
+
+export const DEFAULT_REPORTS: ReportSettings = { timeZone: 'UTC', maxGroups: 10_000 };
 
 export interface JobSettings {
   /** This instance runs scheduled jobs (JOBS). */
@@ -190,6 +201,12 @@ const httpUrl = makeValidator<string>((input) => {
   if (!URL.canParse(input) || !/^https?:$/.test(new URL(input).protocol)) throw new Error('not http');
   return input;
 });
+/** An IANA time zone name (`Europe/Zurich`) as both Node.js and PostgreSQL know them. */
+const timeZone = makeValidator<string>((input) => {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(input)) throw new Error('not a zone');
+  new Intl.DateTimeFormat('en', { timeZone: input }); // throws a RangeError for an unknown zone
+  return input;
+});
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
   return input;
@@ -229,6 +246,8 @@ const SERVER = {
   METRICS: bool({ default: false, desc: 'true or false' }),
   METRICS_PORT: portNumber({ default: DEFAULT_METRICS_PORT, desc: 'a port number from 0 to 65535 (0: any free port)' }),
   JOBS: bool({ default: DEFAULT_JOBS.run, desc: 'true or false' }),
+  TZ: timeZone({ default: DEFAULT_REPORTS.timeZone, desc: 'an IANA time zone name such as UTC or Europe/Zurich' }),
+  AGGREGATE_MAX_GROUPS: rowCount({ default: DEFAULT_REPORTS.maxGroups, desc: 'a number of groups from 1 to 999999999' }),
 };
 const FILES = {
   FILE_STORAGE: s3Url({ default: undefined, desc: 's3://bucket/prefix (unset: local disk under BMS_DATA_DIR/files)' }),
@@ -330,6 +349,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpWriteEnabled: e.MCP_WRITE_ENABLED,
     metrics: e.METRICS ? { port: e.METRICS_PORT } : undefined,
     jobs: { run: e.JOBS },
+    reports: { timeZone: e.TZ, maxGroups: e.AGGREGATE_MAX_GROUPS },
     files: { storage: e.FILE_STORAGE, maxBytes: e.FILE_MAX_BYTES, s3Endpoint: e.S3_ENDPOINT, s3Region: e.S3_REGION },
   };
   if (config.secureCookies && !config.trustProxy) {

@@ -1,0 +1,113 @@
+/**
+ * Lists as CSV (RFC 4180: CRLF line ends, UTF-8, a BOM with `bom=true` for Excel) or XLSX: the same
+ * list request (filters, search, ordering, paging, `fields`, visibility, field masks), its records
+ * read from the list's stream one piece at a time and written as they come, so an export of any
+ * length takes the memory of a few pieces. Quoting is csv-stringify's; the workbook is exceljs's
+ * streaming writer.
+ */
+import { once } from 'node:events';
+import { PassThrough, Readable } from 'node:stream';
+import type { Context } from 'koa';
+import { create as contentDisposition } from 'content-disposition';
+import { stringify } from 'csv-stringify/sync';
+import ExcelJS from 'exceljs';
+import type { Principal } from '../auth/users.js';
+import { fieldMask } from '../access/field-permissions.js';
+import type { ResourceService } from '../crud/service.js';
+import { ValidationError } from '../errors.js';
+import { parseChoice } from '../fields/values.js';
+import { listHeaders } from '../http/list-headers.js';
+import { revealValues } from '../storage/field-encryption.js';
+import { exportColumns, type Cell, type ExportColumn } from './export-columns.js';
+
+export const EXPORT_TYPES = { csv: 'text/csv', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } as const;
+export type ExportFormat = keyof typeof EXPORT_TYPES;
+export const FORMATS = ['json', ...(Object.keys(EXPORT_TYPES) as ExportFormat[])] as const;
+
+/** The export a list request asks for: `format=`, else an Accept preferring CSV or XLSX to JSON; undefined: the JSON list. */
+export function exportFormat(ctx: Context, query: Record<string, string>): ExportFormat | undefined {
+  const { format } = query;
+  if (format !== undefined) {
+    if (!(FORMATS as readonly string[]).includes(format)) throw ValidationError.field('format', `Unknown format "${format}": use ${FORMATS.join(', ')}.`);
+    return format === 'json' ? undefined : (format as ExportFormat);
+  }
+  const type = ctx.accepts('application/json', EXPORT_TYPES.csv, EXPORT_TYPES.xlsx);
+  return (Object.keys(EXPORT_TYPES) as ExportFormat[]).find((f) => EXPORT_TYPES[f] === type);
+}
+
+type Rows = AsyncGenerator<Cell[][], void>;
+
+/** The records of the list's pieces (records joined by commas) as rows of cells, a piece at a time. */
+async function* rowsOf(pieces: AsyncIterator<string, void>, first: IteratorResult<string, void>, columns: readonly ExportColumn[]): Rows {
+  try {
+    for (let next = first; !next.done; next = await pieces.next()) {
+      const records = JSON.parse(`[${revealValues(next.value)}]`) as Record<string, unknown>[];
+      yield records.map((r) => columns.map((c) => c.cell(r)));
+    }
+  } finally {
+    await pieces.return?.();
+  }
+}
+
+const csvText = (cell: Cell): string => (cell === null ? '' : typeof cell === 'object' ? cell.decimal : String(cell));
+const CSV = { record_delimiter: 'windows' } as const;
+
+async function* csvChunks(rows: Rows, headers: string[], bom: boolean): AsyncGenerator<string> {
+  yield stringify([headers], { ...CSV, bom });
+  for await (const batch of rows) yield stringify(batch.map((row) => row.map(csvText)), CSV);
+}
+
+const xlsxValue = (cell: Cell): ExcelJS.CellValue => (cell !== null && typeof cell === 'object' ? Number(cell.decimal) : cell);
+/** Excel's rule for sheet names: at most 31 characters, none of `[]:*?/\`. */
+const sheetName = (title: string): string => title.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31) || 'Export';
+
+/** Resolves once `out` has room again (its reader took what filled it), or has closed. */
+function room(out: PassThrough): Promise<unknown> {
+  if (!out.writableNeedDrain || out.destroyed) return Promise.resolve();
+  return Promise.race([once(out, 'drain'), once(out, 'close')]);
+}
+
+/**
+ * The workbook as a stream. exceljs's writer does not wait for its reader, so the rows wait instead:
+ * after each piece, until the zip has been read down to its buffer's size.
+ */
+function xlsxBody(rows: Rows, headers: string[], title: string): PassThrough {
+  const out = new PassThrough();
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const sheet = workbook.addWorksheet(sheetName(title));
+  const write = async () => {
+    sheet.addRow(headers).commit();
+    for await (const batch of rows) {
+      for (const row of batch) sheet.addRow(row.map(xlsxValue)).commit();
+      await room(out);
+      if (out.destroyed) return;
+    }
+    sheet.commit();
+    await workbook.commit();
+  };
+  write().catch((err: unknown) => out.destroy(err as Error));
+  return out;
+}
+
+/** Answers the list `query` asks for as a `format` file. */
+export async function sendExport(ctx: Context, service: ResourceService, user: Principal, query: Record<string, string>, format: ExportFormat): Promise<void> {
+  const bom = query.bom === undefined ? { ok: true as const, value: 'false' } : parseChoice(query.bom, ['true', 'false']);
+  if (!bom.ok) throw ValidationError.field('bom', bom.message);
+  const { columns, expand } = exportColumns(service, fieldMask(service.resource, user), query.fields);
+  const answer = await service.list(user, { ...query, expand: expand.join(',') });
+  const pieces = answer.records[Symbol.asyncIterator]();
+  // the first piece before the status, so a failing query still gets its error answer
+  const first = await pieces.next().catch(async (err: unknown) => {
+    await pieces.return?.();
+    throw err;
+  });
+  const rows = rowsOf(pieces, first, columns);
+  const headers = columns.map((c) => c.header);
+  ctx.set(listHeaders(ctx, answer));
+  ctx.set('Content-Disposition', contentDisposition(`${service.resource.key.replace(/\//g, '-')}.${format}`));
+  ctx.type = format === 'csv' ? `${EXPORT_TYPES.csv}; charset=utf-8; header=present` : EXPORT_TYPES.xlsx;
+  const body = format === 'csv' ? Readable.from(csvChunks(rows, headers, bom.value === 'true')) : xlsxBody(rows, headers, service.resource.title);
+  // a body never read never starts its generator: its end lets the statement and its connection go in every case
+  body.once('close', () => void pieces.return?.());
+  ctx.body = body;
+}
