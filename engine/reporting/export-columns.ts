@@ -29,7 +29,7 @@ export interface ExportColumns {
   expand: string[];
 }
 
-const idOf = (value: unknown): unknown => (value !== null && typeof value === 'object' ? (value as { id?: unknown }).id : value);
+const idOf = (value: unknown): unknown => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { id?: unknown }).id : value);
 
 /** A served value as one cell: ids of a link list joined by `;`, a structured value as its JSON. */
 function cellOf(value: unknown, decimal: boolean): Cell {
