@@ -5,6 +5,9 @@
  * whoever lacks it.
  */
 import { expect } from 'chai';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '../engine/log.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import { startService, type RunningService } from '../engine/service.js';
@@ -104,6 +107,26 @@ describe('aggregates', function () {
     expect(refused.status).to.equal(400);
     expect(refused.body).to.deep.equal({ group_by: ['Cannot group by "civil_status".'] });
     expect((await staff.client.get(`${EMPLOYEES.path}/aggregate?group_by=employment_type`)).status).to.equal(200);
+  });
+
+  it('answers the same through the MCP tool aggregate_records, which describe_resources explains', async () => {
+    const mcp = new McpClient({ name: 'reporting-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', suite().service.url), { requestInit: { headers: { Authorization: `Token ${reader.token}` } } }));
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const [content] = ((await mcp.callTool({ name, arguments: args })) as CallToolResult).content;
+        return JSON.parse(content?.type === 'text' ? content.text : 'null');
+      };
+      const groups = await call('aggregate_records', { resource: CONTRACTS.key, search: tag, group_by: 'state,partner', sum: 'amount,duration', min: 'duration', max: 'amount' });
+      expect(groups).to.deep.equal(await expected());
+      const [described] = await call('describe_resources', { resource: CONTRACTS.key });
+      expect(described.summable).to.include.members(['amount', 'duration']);
+      expect(described.groupable).to.deep.include({ name: 'created', buckets: ['day', 'week', 'month', 'quarter', 'year'] });
+      const refused = await call('aggregate_records', { resource: CONTRACTS.key, group_by: 'title' });
+      expect(refused).to.deep.equal({ status: 400, error: { group_by: ['Cannot group by "title".'] } });
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('needs the view permission', async () => {
