@@ -201,8 +201,12 @@ const httpUrl = makeValidator<string>((input) => {
   if (!URL.canParse(input) || !/^https?:$/.test(new URL(input).protocol)) throw new Error('not http');
   return input;
 });
-/** An IANA time zone name (`Europe/Zurich`) as both Node.js and PostgreSQL know them. */
+/**
+ * An IANA time zone name (`Europe/Zurich`) as both Node.js and PostgreSQL know them; a C library's
+ * `:/etc/localtime` (some images set TZ so) names the zone Node.js resolved from it.
+ */
 const timeZone = makeValidator<string>((input) => {
+  if (input.startsWith(':')) return Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(input)) throw new Error('not a zone');
   new Intl.DateTimeFormat('en', { timeZone: input }); // throws a RangeError for an unknown zone
   return input;

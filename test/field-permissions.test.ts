@@ -2,8 +2,8 @@
  * Field-level permissions (issue 24), driven by the registry: every field or relation of every
  * resource that names a `read` or `write` permission is walked with a user lacking them and one
  * holding them, across list, detail, `fields=`, `expand`, filters, ordering, search, the count and
- * ETag, writes (POST, PATCH, PUT of a GET body), the audit trail and the MCP tools. There is no CSV
- * export to walk yet. The employee's private data is the declared case; its values' checks and
+ * ETag, writes (POST, PATCH, PUT of a GET body), the audit trail and the MCP tools (exports and
+ * aggregates: reporting-exports and reporting-aggregates). The employee's private data is the declared case; its values' checks and
  * normalisation are tested at the end.
  */
 import { expect } from 'chai';
