@@ -19,8 +19,8 @@ const GROUP: Schema = {
   properties: {
     group: byName('The values the group shares, by `group_by` term (`state`, `created:month`); a time bucket as the date it starts on (weeks start on Monday).', {}),
     count: { type: 'integer', minimum: 1, description: 'How many records the group holds (left out for `count=false`).', example: 3 },
-    sum: byName('Sums, as exact decimal texts.', { type: 'string', format: 'decimal' }),
-    avg: byName('Averages, as exact decimal texts.', { type: 'string', format: 'decimal' }),
+    sum: byName('Sums, as exact decimal texts (null when every value is empty).', { type: 'string', format: 'decimal', nullable: true }),
+    avg: byName('Averages, as exact decimal texts (null when every value is empty).', { type: 'string', format: 'decimal', nullable: true }),
     min: byName('Least values, as the field serves them.', {}),
     max: byName('Greatest values, as the field serves them.', {}),
   },
