@@ -96,6 +96,9 @@ describe('aggregates', function () {
     const bucket = await reader.client.get(`${CONTRACTS.path}/aggregate?group_by=from_date:fortnight`);
     expect(bucket.status).to.equal(400);
     expect(bucket.body.group_by[0]).to.match(/^Unknown time bucket "fortnight"/);
+    // each name is an argument of a JSON object in the statement: PostgreSQL takes at most 100
+    const many = await reader.client.get(`${CONTRACTS.path}/aggregate?group_by=${Array(51).fill('state').join(',')}&sum=${Array(51).fill('amount').join(',')}`);
+    expect(many.body).to.deep.equal({ group_by: ['Name at most 50 fields.'], sum: ['Name at most 50 fields.'] });
   });
 
   it('keeps a field behind a read permission from whoever lacks it, as ordering does', async () => {

@@ -26,6 +26,17 @@ export const AGGREGATE_PARAMETERS = ['group_by', 'count', ...MEASURES] as const;
 /** List parameters that mean nothing to an aggregate: left out before the list plan reads the query. */
 export const NOT_AGGREGATED = ['ordering', 'limit', 'offset', 'cursor', 'fields', 'expand', 'count'] as const;
 
+/** PostgreSQL passes a function at most 100 arguments: a JSON object of a name and a value each holds 50. */
+const MAX_NAMES = 50;
+
+/** The comma-separated names of `raw`, or none (with an error) when there are more than MAX_NAMES. */
+function namesOf(param: string, raw: string | undefined, errors: FieldErrors): string[] {
+  const names = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length <= MAX_NAMES) return names;
+  errors[param] = [`Name at most ${MAX_NAMES} fields.`];
+  return [];
+}
+
 interface Group {
   /** The key in the answer: the name, or `name:bucket`. */
   key: string;
@@ -58,7 +69,7 @@ function bucketed(resource: Resource, name: string, expr: string, bucket: Bucket
 
 function parseGroups(view: ResourceView, raw: string | undefined, timeZone: string, errors: FieldErrors): Group[] {
   const groups: Group[] = [];
-  for (const term of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const term of namesOf('group_by', raw, errors)) {
     const [name = '', bucket, ...extra] = term.split(':');
     const declared = view.groupable.find((g) => g.name === name);
     const fail = (message: string) => (errors.group_by ??= []).push(message);
@@ -85,7 +96,7 @@ interface Measured {
 function parseMeasures(view: ResourceView, query: Record<string, string>, errors: FieldErrors): Measured[] {
   const measured: Measured[] = [];
   for (const measure of MEASURES) {
-    const names = [...new Set((query[measure] ?? '').split(',').map((s) => s.trim()).filter(Boolean))];
+    const names = [...new Set(namesOf(measure, query[measure], errors))];
     for (const name of names) {
       if (!view.summable.includes(name)) (errors[measure] ??= []).push(`Cannot ${measure} "${name}": it is not a summable field.`);
       else measured.push({ measure, name, ...servedAs(view.resource, name) });
