@@ -61,25 +61,34 @@ const xlsxValue = (cell: Cell): ExcelJS.CellValue => (cell !== null && typeof ce
 /** Excel's rule for sheet names: at most 31 characters, none of `[]:*?/\`. */
 const sheetName = (title: string): string => title.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31) || 'Export';
 
-/** Resolves once `out` has room again (its reader took what filled it), or has closed. */
-function room(out: PassThrough): Promise<unknown> {
-  if (!out.writableNeedDrain || out.destroyed) return Promise.resolve();
-  return Promise.race([once(out, 'drain'), once(out, 'close')]);
+/**
+ * What resolves once the zip has taken every chunk the sheet has written: exceljs's sheet stream
+ * answers each write with a promise of that, which exceljs itself drops.
+ */
+function zipTaken(sheet: ExcelJS.Worksheet): () => Promise<unknown> {
+  const stream = (sheet as unknown as { stream: { write(...args: unknown[]): Promise<unknown> } }).stream;
+  const write = stream.write.bind(stream);
+  let last: Promise<unknown> = Promise.resolve();
+  stream.write = (...args: unknown[]) => (last = write(...args));
+  return () => last;
 }
 
 /**
  * The workbook as a stream. exceljs's writer does not wait for its reader, so the rows wait instead:
- * after each piece, until the zip has been read down to its buffer's size.
+ * after each piece, until the zip has taken what the sheet wrote, which it does as fast as the
+ * client reads (or until the client has gone).
  */
 function xlsxBody(rows: Rows, headers: string[], title: string): PassThrough {
   const out = new PassThrough();
+  const closed = once(out, 'close').catch(() => undefined);
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const sheet = workbook.addWorksheet(sheetName(title));
+  const taken = zipTaken(sheet);
   const write = async () => {
     sheet.addRow(headers).commit();
     for await (const batch of rows) {
       for (const row of batch) sheet.addRow(row.map(xlsxValue)).commit();
-      await room(out);
+      await Promise.race([taken(), closed]);
       if (out.destroyed) return;
     }
     sheet.commit();
@@ -106,7 +115,8 @@ export async function sendExport(ctx: Context, service: ResourceService, user: P
   ctx.set(listHeaders(ctx, answer));
   ctx.set('Content-Disposition', contentDisposition(`${service.resource.key.replace(/\//g, '-')}.${format}`));
   ctx.type = format === 'csv' ? `${EXPORT_TYPES.csv}; charset=utf-8; header=present` : EXPORT_TYPES.xlsx;
-  const body = format === 'csv' ? Readable.from(csvChunks(rows, headers, bom.value === 'true')) : xlsxBody(rows, headers, service.resource.title);
+  // one chunk read ahead: a piece's rows are the most an export holds beside what the socket does
+  const body = format === 'csv' ? Readable.from(csvChunks(rows, headers, bom.value === 'true'), { highWaterMark: 1 }) : xlsxBody(rows, headers, service.resource.title);
   // a body never read never starts its generator: its end lets the statement and its connection go in every case
   body.once('close', () => void pieces.return?.());
   ctx.body = body;
