@@ -37,12 +37,16 @@ export function exportFormat(ctx: Context, query: Record<string, string>): Expor
 
 type Rows = AsyncGenerator<Cell[][], void>;
 
-/** The records of the list's pieces (records joined by commas) as rows of cells, a piece at a time. */
+/** Rows formatted and written at once: the most an export holds as cells and text beside the piece it reads. */
+const SLICE_ROWS = 500;
+
+/** The records of the list's pieces (records joined by commas) as rows of cells, a slice of a piece at a time. */
 async function* rowsOf(pieces: AsyncIterator<string, void>, first: IteratorResult<string, void>, columns: readonly ExportColumn[]): Rows {
   try {
     for (let next = first; !next.done; next = await pieces.next()) {
       const records = JSON.parse(`[${revealValues(next.value)}]`) as Record<string, unknown>[];
-      yield records.map((r) => columns.map((c) => c.cell(r)));
+      // a list's head is thousands of records: its rows are written a slice at a time
+      for (let at = 0; at < records.length; at += SLICE_ROWS) yield records.slice(at, at + SLICE_ROWS).map((r) => columns.map((c) => c.cell(r)));
     }
   } finally {
     await pieces.return?.();
@@ -75,7 +79,7 @@ function zipTaken(sheet: ExcelJS.Worksheet): () => Promise<unknown> {
 
 /**
  * The workbook as a stream. exceljs's writer does not wait for its reader, so the rows wait instead:
- * after each piece, until the zip has taken what the sheet wrote, which it does as fast as the
+ * after each slice, until the zip has taken what the sheet wrote, which it does as fast as the
  * client reads (or until the client has gone).
  */
 function xlsxBody(rows: Rows, headers: string[], title: string): PassThrough {
