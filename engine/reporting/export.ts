@@ -66,14 +66,15 @@ const xlsxValue = (cell: Cell): ExcelJS.CellValue => (cell !== null && typeof ce
 const sheetName = (title: string): string => title.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31) || 'Export';
 
 /**
- * What resolves once the zip has taken every chunk the sheet has written: exceljs's sheet stream
- * answers each write with a promise of that, which exceljs itself drops.
+ * What resolves once the zip has taken every chunk the sheet has handed on: exceljs's sheet stream
+ * (a StreamBuf in batch mode) hands each full 64 kB buffer to the zip with `_pipe`, whose promise
+ * resolves when the zip's input accepts it (so not while the zip waits for its reader), and drops it.
  */
 function zipTaken(sheet: ExcelJS.Worksheet): () => Promise<unknown> {
-  const stream = (sheet as unknown as { stream: { write(...args: unknown[]): Promise<unknown> } }).stream;
-  const write = stream.write.bind(stream);
+  const stream = (sheet as unknown as { stream: { _pipe(chunk: unknown): Promise<unknown> } }).stream;
+  const pipe = stream._pipe.bind(stream);
   let last: Promise<unknown> = Promise.resolve();
-  stream.write = (...args: unknown[]) => (last = write(...args));
+  stream._pipe = (chunk: unknown) => (last = pipe(chunk));
   return () => last;
 }
 
