@@ -18,7 +18,7 @@ const GROUP: Schema = {
   description: 'One group: its values, the number of its records, and the measures asked for, each by field name.',
   properties: {
     group: byName('The values the group shares, by `group_by` term (`state`, `created:month`); a time bucket as the date it starts on (weeks start on Monday).', {}),
-    count: { type: 'integer', minimum: 1, description: 'How many records the group holds (left out for `count=false`).', example: 3 },
+    count: { type: 'integer', minimum: 0, description: 'How many records the group holds (left out for `count=false`; 0 only for the one group of no records, without `group_by`).', example: 3 },
     sum: byName('Sums, as exact decimal texts (null when every value is empty).', { type: 'string', format: 'decimal', nullable: true }),
     avg: byName('Averages, as exact decimal texts (null when every value is empty).', { type: 'string', format: 'decimal', nullable: true }),
     min: byName('Least values, as the field serves them.', {}),
