@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: a fresh database seeded by SQL, then the service and the raw ceiling driven
  * alike, scenario by scenario, alternating which goes first in each round, for each worker count;
- * then the whole issue table as one list, read by one client (the time per row).
+ * then the whole issue table as one list, read by one client (the time per row), and exported as
+ * CSV and XLSX (rows per second, resident memory).
  * Prints one table (stdout; progress on stderr) and exits 1 when a request failed or the ceiling's
  * answers differ from the service's.
  */
@@ -19,6 +20,7 @@ import { restoreWrites, seedBenchData, type BenchData } from './seed.js';
 import { withTargets, type Target, type Targets } from './targets.js';
 import { measureWholeList } from './whole-list.js';
 import { measureImport } from './import-rate.js';
+import { measureWholeExport } from './whole-export.js';
 import { measureMetricsCost } from './metrics-cost.js';
 import { fileMemoryReport, measureFileMemory } from './file-memory.js';
 import type { Knex } from 'knex';
@@ -107,6 +109,7 @@ async function measureAll(options: BenchOptions): Promise<number> {
     const runs: Run[] = [];
     for (const workers of options.workers) runs.push(...(await runWorkers(options, bench.db, bench.url, data, workers)));
     const whole = await withTargets(bench.url, 1, ({ service }) => measureWholeList(service, data));
+    const exports = await withTargets(bench.url, 1, async ({ service }) => [await measureWholeExport(service, data, 'csv'), await measureWholeExport(service, data, 'xlsx')]);
     // last: it adds its rows to the table the lists read
     const imported = await withTargets(bench.url, 1, ({ service }) => measureImport(service, data));
     const rows = tabulate(runs);
@@ -117,9 +120,10 @@ async function measureAll(options: BenchOptions): Promise<number> {
         `${options.connections} connections, ${per} per run, median of ${options.rounds} round(s)\n\n${render(rows)}\n` +
         `\nWhole-table list (one client, 1 worker, median of 3): ${whole.rows.toLocaleString('en-US')} rows in ${whole.seconds.toFixed(2)} s, ${whole.microsecondsPerRow.toFixed(2)} µs per row, ` +
         `first byte after ${whole.firstByteMs.toFixed(0)} ms, resident memory up ${whole.rssRiseMiB.toFixed(1)} MiB\n` +
+        exports.map((e) => `Whole-table export as ${e.format.toUpperCase()} (one client, 1 worker): ${e.rows.toLocaleString('en-US')} rows in ${e.seconds.toFixed(2)} s, ${Math.round(e.rowsPerSecond).toLocaleString('en-US')} rows/s, ${(e.bytes / 2 ** 20).toFixed(1)} MiB, resident memory up ${e.rssRiseMiB.toFixed(1)} MiB\n`).join('') +
         `Import (CSV, background job, 1 worker): ${imported.rows.toLocaleString('en-US')} issues in ${imported.seconds.toFixed(1)} s, ${imported.rowsPerSecond.toFixed(0)} rows/s\n`,
     );
-    if (options.json) fs.writeFileSync(options.json, `${JSON.stringify({ options, cpus: os.cpus().length, node: process.version, rows, wholeList: whole, import: imported }, null, 2)}\n`);
+    if (options.json) fs.writeFileSync(options.json, `${JSON.stringify({ options, cpus: os.cpus().length, node: process.version, rows, wholeList: whole, wholeExports: exports, import: imported }, null, 2)}\n`);
     const failed = rows.filter((r) => r.errors > 0);
     for (const r of failed) {
       const kinds = Object.entries(r.failures).map(([kind, n]) => `${n} ${/^\d+$/.test(kind) ? `answered ${kind}` : kind}`);

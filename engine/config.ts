@@ -84,7 +84,18 @@ export interface ServerConfig extends DatabaseConfig {
   tracing?: boolean;
   /** Imports (engine/exchange): IMPORT_SYNC_MAX_BYTES, IMPORT_MAX_BYTES; unset parts take their defaults. */
   imports?: Partial<{ syncMaxBytes: number; maxBytes: number }>;
+  /** Aggregates (engine/reporting); unset parts take `DEFAULT_REPORTS`. */
+  reports?: Partial<ReportSettings>;
 }
+
+export interface ReportSettings {
+  /** TZ: the IANA time zone whose days, weeks, months, quarters and years an aggregate's time buckets are. */
+  timeZone: string;
+  /** AGGREGATE_MAX_GROUPS: the most groups one aggregate answers; more answer 400. */
+  maxGroups: number;
+}
+
+export const DEFAULT_REPORTS: ReportSettings = { timeZone: 'UTC', maxGroups: 10_000 };
 
 export interface JobSettings {
   /** This instance runs scheduled jobs (JOBS). */
@@ -195,6 +206,16 @@ const httpUrl = makeValidator<string>((input) => {
   if (!URL.canParse(input) || !/^https?:$/.test(new URL(input).protocol)) throw new Error('not http');
   return input;
 });
+/**
+ * An IANA time zone name (`Europe/Zurich`) as both Node.js and PostgreSQL know them; a C library's
+ * `:/etc/localtime` (some images set TZ so) names the zone Node.js resolved from it.
+ */
+const timeZone = makeValidator<string>((input) => {
+  if (input.startsWith(':')) return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(input)) throw new Error('not a zone');
+  new Intl.DateTimeFormat('en', { timeZone: input }); // throws a RangeError for an unknown zone
+  return input;
+});
 const logLevel = makeValidator<string>((input) => {
   if (!LOG_LEVELS.includes(input)) throw new Error('not a level');
   return input;
@@ -239,6 +260,8 @@ const SERVER = {
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl({ default: undefined, desc: 'the http or https URL of an OTLP/HTTP receiver, such as http://collector:4318' }),
   IMPORT_SYNC_MAX_BYTES: byteCount({ default: undefined, desc: 'a number of bytes from 1 to 999999999999' }),
   IMPORT_MAX_BYTES: byteCount({ default: undefined, desc: 'a number of bytes from 1 to 999999999999' }),
+  TZ: timeZone({ default: DEFAULT_REPORTS.timeZone, desc: 'an IANA time zone name such as UTC or Europe/Zurich' }),
+  AGGREGATE_MAX_GROUPS: rowCount({ default: DEFAULT_REPORTS.maxGroups, desc: 'a number of groups from 1 to 999999999' }),
 };
 const FILES = {
   FILE_STORAGE: s3Url({ default: undefined, desc: 's3://bucket/prefix (unset: local disk under BMS_DATA_DIR/files)' }),
@@ -343,6 +366,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobs: { run: e.JOBS },
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined,
     imports: { ...(e.IMPORT_SYNC_MAX_BYTES !== undefined && { syncMaxBytes: e.IMPORT_SYNC_MAX_BYTES }), ...(e.IMPORT_MAX_BYTES !== undefined && { maxBytes: e.IMPORT_MAX_BYTES }) },
+    reports: { timeZone: e.TZ, maxGroups: e.AGGREGATE_MAX_GROUPS },
     files: { storage: e.FILE_STORAGE, maxBytes: e.FILE_MAX_BYTES, s3Endpoint: e.S3_ENDPOINT, s3Region: e.S3_REGION },
   };
   if (config.secureCookies && !config.trustProxy) {

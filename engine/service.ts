@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import cluster from 'node:cluster';
-import { boundsOf, DEFAULT_FILES, DEFAULT_JOBS, DEFAULT_LISTS_PER_USER, DEFAULT_SHUTDOWN_TIMEOUT_MS, DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
+import { boundsOf, DEFAULT_FILES, DEFAULT_JOBS, DEFAULT_LISTS_PER_USER, DEFAULT_REPORTS, DEFAULT_SHUTDOWN_TIMEOUT_MS, DEFAULT_WEBHOOKS, type DatabaseConfig, type ServerConfig } from './config.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 import { openBlobStore } from './files/stores.js';
 import type { Logger } from './log.js';
@@ -129,6 +129,7 @@ export async function startService(
     corsOrigins: config.corsOrigins,
     mcpWriteEnabled: config.mcpWriteEnabled,
     metrics,
+    reports: { ...DEFAULT_REPORTS, ...config.reports },
     files: { store: openBlobStore(files, config.dataDir), maxBytes: files.maxBytes },
     imports: { ...DEFAULT_IMPORTS, ...config.imports },
   });

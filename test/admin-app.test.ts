@@ -138,6 +138,13 @@ describe('admin app (/app/) in headless Chromium', function () {
     expect(await page.textContent('#rows')).to.equal('Rows 1–1 of 1');
     await page.fill('#filter-search', word);
     await applyFilters(page);
+    // counts per state above the list, with its filters; exports of the same list
+    expect(await page.locator('#state-counts li').allInnerTexts()).to.deep.equal(['New 1', 'Pending 1']);
+    const csv = await page.getAttribute('.exports a:first-child', 'href');
+    expect(new URL(csv!, page.url()).searchParams.get('search')).to.equal(word);
+    const exported = await page.request.get(new URL(csv!, page.url()).href);
+    expect(exported.headers()['content-type']).to.match(/^text\/csv/);
+    expect(await exported.text()).to.include(`${word} printer jams`).and.include(`${word} VPN drops`);
     if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'admin-list.png') });
 
     // the form: the server's error beside the title, then two categories picked by search

@@ -3,9 +3,9 @@
  * resource that names a `read` or `write` permission is walked with a user lacking them and one
  * holding them, across list, detail, `fields=`, `expand`, filters, ordering, search, the count and
  * ETag, writes (POST, PATCH, PUT of a GET body), the audit trail and the MCP tools; then, on a
- * service of its own that delivers webhooks and takes MCP writes, webhook payloads and MCP writes.
- * There is no CSV export to walk yet. The employee's private data is the declared case; its values'
- * checks and normalisation are tested at the end.
+ * service of its own that delivers webhooks and takes MCP writes, webhook payloads and MCP writes
+ * (exports and aggregates: reporting-exports and reporting-aggregates). The employee's private data
+ * is the declared case; its values' checks and normalisation are tested at the end.
  */
 import { expect } from 'chai';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';

@@ -57,7 +57,7 @@ describe('MCP server (/mcp)', () => {
     });
     expect(res.status).to.equal(200);
     const body = (await res.json()) as { id: number; result: { tools: { name: string }[] } };
-    expect([body.id, body.result.tools.map((t) => t.name)]).to.deep.equal([7, ['describe_resources', 'list_records', 'get_record', 'get_history']]);
+    expect([body.id, body.result.tools.map((t) => t.name)]).to.deep.equal([7, ['describe_resources', 'list_records', 'aggregate_records', 'get_record', 'get_history']]);
     expect((await fetch(new URL('/mcp', admin.baseUrl), { headers: { Authorization: `Token ${admin.token!}` } })).status).to.equal(405);
   });
 
@@ -91,7 +91,7 @@ describe('MCP server (/mcp)', () => {
     const { admin } = suite();
     const client = await connect(admin.baseUrl, admin.token!);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).to.deep.equal(['describe_resources', 'list_records', 'get_record', 'get_history']);
+    expect(tools.map((t) => t.name)).to.deep.equal(['describe_resources', 'list_records', 'aggregate_records', 'get_record', 'get_history']);
     const keys = (tools[1]!.inputSchema.properties!.resource as { enum: string[] }).enum;
     expect(keys).to.include.members(['bot/aimodel', 'bot/chatspace']);
     for (const hidden of ['user', 'customgroup', 'organisation/salary']) expect(keys).to.not.include(hidden);

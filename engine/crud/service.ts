@@ -15,6 +15,7 @@ import { endSessions } from '../auth/sessions.js';
 import { carriesAccess, checkGrants } from '../access/grants.js';
 import { FieldErrorCollector, notFound, type FieldErrors } from '../errors.js';
 import type { WriteOperation } from '../declare/index.js';
+import { DEFAULT_REPORTS, type ReportSettings } from '../config.js';
 import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
@@ -43,6 +44,8 @@ export interface ServiceSettings {
   maxRows?: number;
   /** Where lists and details read (replicas); default: the primary. */
   reads?: ReadRouting;
+  /** TZ and AGGREGATE_MAX_GROUPS (engine/reporting); default: DEFAULT_REPORTS. */
+  reports?: ReportSettings;
 }
 
 /** A list answer: its records, streamed as pieces (records joined by commas), and what the paging headers say. */
@@ -75,7 +78,9 @@ export class ResourceService {
   private readonly scoped: boolean;
   /** Declared hooks: they see every error the statement would answer (a dry run of it) before the write. */
   private readonly hooked: boolean;
-  private readonly reads: ReadRouting;
+  /** Where lists, details and aggregates read. */
+  readonly reads: ReadRouting;
+  readonly reports: ReportSettings;
   /** `fields=` and `expand=` of lists and details. */
   readonly shapes: RecordShapes;
   /** What readers are shown: the OpenAPI document, MCP and the admin app render it. */
@@ -91,6 +96,7 @@ export class ResourceService {
     private readonly listing: ServiceSettings = {},
   ) {
     this.reads = listing.reads ?? new ReadRouting(pool);
+    this.reports = listing.reports ?? DEFAULT_REPORTS;
     this.filters = filtersOf(resource);
     this.orderable = orderableColumns(resource);
     this.validators = compileValidators(ajv, resource);
@@ -122,7 +128,8 @@ export class ResourceService {
     return this.resource.fields.some((f) => f.spec.type === 'state');
   }
 
-  private visible(user: Principal): Fragment[] {
+  /** The record rule of `user` as conditions on `ROW` (none for who sees everything). */
+  visible(user: Principal): Fragment[] {
     const p = accessPredicate(this.resource, 'view', user, ROW);
     return p ? [p] : [];
   }

@@ -41,6 +41,10 @@ interface FieldCommon<L extends Lookup = never> {
   search?: boolean;
   /** Allowed in `?ordering=` (default true). */
   orderable?: boolean;
+  /** Allowed in an aggregate's `group_by` (default: enum, state, boolean, date and date-time fields). */
+  groupable?: boolean;
+  /** Allowed in an aggregate's `sum`, `avg`, `min` and `max` (default: integer and decimal fields). */
+  summable?: boolean;
   /** A database unique constraint; a duplicate answers 400 under the field. */
   unique?: boolean;
   /**

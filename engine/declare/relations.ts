@@ -19,6 +19,8 @@ interface ForeignKeyCommon {
   readOnly?: boolean;
   /** A list filter named after the relation (default true). */
   filter?: boolean;
+  /** Allowed in an aggregate's `group_by` (default true). */
+  groupable?: boolean;
   /** The target is this resource and the links must not form a cycle. */
   tree?: boolean;
   /** The user the record is assigned to: the admin app's dashboard lists the signed-in user's records by it. */

@@ -75,12 +75,20 @@ export interface ResourceView {
   filters: readonly Filter[];
   /** `ordering=` names. */
   orderable: string[];
+  /** Names an aggregate may group by; `buckets`: a date or time, grouped by a time bucket (`created:month`). */
+  groupable: { name: string; buckets: boolean }[];
+  /** Names an aggregate may sum, average and take the least and greatest of. */
+  summable: string[];
 }
 
 const LABEL_FIELDS = ['title', 'name', 'username', 'label', 'number'];
 /** Field types that make a short, useful list column. */
 const COLUMN_TYPES = new Set(['state', 'enum', 'boolean', 'date', 'datetime', 'integer', 'decimal', 'string', 'email']);
 const DEFAULT_COLUMNS = 6;
+/** Field types grouped by unless declared `groupable: false`; the temporal ones by a time bucket. */
+const GROUPED_TYPES = new Set(['enum', 'state', 'boolean', 'date', 'datetime']);
+const TEMPORAL_TYPES = new Set(['date', 'datetime']);
+const SUMMED_TYPES = new Set(['integer', 'decimal']);
 
 /** `assigned_user` → "Assigned user". */
 export const inWords = (name: string): string => {
@@ -139,7 +147,7 @@ function withPermission<E extends ViewEntry>(entry: E, spec: { read?: string; wr
   return { ...entry, permission: { ...(spec.read && { read: spec.read }), ...(spec.write && { write: spec.write }) } };
 }
 
-/** The field that names a record: declared, else the first of LABEL_FIELDS it has. */
+/** The field whose value names a record of `resource` (declared `recordLabel`, else the first of LABEL_FIELDS it serves). */
 export function recordLabelOf(resource: Resource): string | null {
   const declared = resource.declaration.recordLabel;
   if (declared !== undefined) return declared;
@@ -163,6 +171,19 @@ function listColumnsOf(resource: Resource, entries: readonly ViewEntry[], record
   return chosen;
 }
 
+/** Fields (declared `groupable`, or of a grouped type), foreign keys (unless `groupable: false`), then the record's times. */
+function groupableOf(resource: Resource): ResourceView['groupable'] {
+  const fields = resource.fields.filter((f) => f.readable && (f.spec.groupable ?? GROUPED_TYPES.has(f.spec.type)));
+  return [
+    ...fields.map((f) => ({ name: f.name, buckets: TEMPORAL_TYPES.has(f.spec.type) })),
+    ...resource.foreignKeys.filter((fk) => fk.spec.groupable !== false).map((fk) => ({ name: fk.name, buckets: false })),
+    ...(['created', 'modified'] as const).filter((c) => resource.recordColumns.includes(c)).map((name) => ({ name, buckets: true })),
+  ];
+}
+
+const summableOf = (resource: Resource): string[] =>
+  resource.fields.filter((f) => f.readable && (f.spec.summable ?? SUMMED_TYPES.has(f.spec.type))).map((f) => f.name);
+
 export function resourceView(resource: Resource, filters: readonly Filter[], orderable: ReadonlyMap<string, OrderColumn>): ResourceView {
   const entries = entriesOf(resource);
   const recordLabel = recordLabelOf(resource);
@@ -175,6 +196,8 @@ export function resourceView(resource: Resource, filters: readonly Filter[], ord
     files: entries.filter((e): e is ViewFileField => e.kind === 'field' && (e.spec.type === 'file' || e.spec.type === 'attachments')),
     filters,
     orderable: [...orderable.keys()],
+    groupable: groupableOf(resource),
+    summable: summableOf(resource),
   };
 }
 
@@ -197,6 +220,8 @@ export function viewFor(view: ResourceView, mask: FieldMask): ResourceView {
       files: view.files.filter((e) => shown(e.name)),
       filters: view.filters.filter((f) => shown(f.on.key)),
       orderable: view.orderable.filter(shown),
+      groupable: view.groupable.filter((g) => shown(g.name)),
+      summable: view.summable.filter(shown),
     };
     maskedViews.set(mask, masked);
   }

@@ -30,7 +30,7 @@ import { redirectDeprecated, stripTrailingSlash } from './paths.js';
 import { renderErrors } from './render-errors.js';
 import { requestLog } from './request-log.js';
 import { crossOrigin, securityHeaders } from './security-headers.js';
-import { DEFAULT_BOUNDS, DEFAULT_LISTS_PER_USER } from '../config.js';
+import { DEFAULT_BOUNDS, DEFAULT_LISTS_PER_USER, DEFAULT_REPORTS, type ReportSettings } from '../config.js';
 import { ListTurns } from './list-turns.js';
 import { mountResource } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
@@ -69,6 +69,8 @@ export interface Services {
   mcpWriteEnabled?: boolean;
   /** METRICS: every request is counted and timed here. */
   metrics?: Metrics;
+  /** TZ and AGGREGATE_MAX_GROUPS; default: DEFAULT_REPORTS. */
+  reports?: ReportSettings;
   /** Where file bytes live and FILE_MAX_BYTES; without it the file routes are not served. */
   files?: { store: BlobStore; maxBytes: number };
   /** IMPORT_SYNC_MAX_BYTES and IMPORT_MAX_BYTES (engine/exchange). */
@@ -99,6 +101,7 @@ export function createApp({
   corsOrigins = [],
   mcpWriteEnabled = false,
   metrics,
+  reports = DEFAULT_REPORTS,
   files,
   imports = DEFAULT_IMPORTS,
 }: Services): App {
@@ -107,7 +110,7 @@ export function createApp({
   koa.silent = true;
   koa.context.publicUrl = publicUrl;
   const ajv = createAjv();
-  const serviceOf = (r: Resource) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows, reads })] as const;
+  const serviceOf = (r: Resource) => [r.key, new ResourceService(r, db, ajv, registry, { maxRows: maxListRows, reads, reports })] as const;
   const services = new Map(registry.resources.map(serviceOf));
   const tables = new Map(registry.tables.map(serviceOf));
 

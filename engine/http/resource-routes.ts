@@ -17,6 +17,8 @@ import { readJsonBody } from './json-body.js';
 import { sendJson, sendJsonArray } from './json-response.js';
 import { listHeaders } from './list-headers.js';
 import type { Route, RouteTable } from './route-table.js';
+import { exportFormat, sendExport } from '../reporting/export.js';
+import { mountReports } from '../reporting/routes.js';
 
 /** `id`: the path's `:id` segment, unchecked; `inner` its second, on a route with two. */
 export type Handler = (ctx: Context, user: Principal, id: string | undefined, inner?: string) => Promise<void>;
@@ -101,8 +103,11 @@ export function mountResource(routes: RouteTable, service: ResourceService, idem
       service,
       served(resource, {
         GET: async (ctx, user) => {
+          const query = queryOf(ctx);
+          const format = exportFormat(ctx, query);
           await lists.take(ctx, user.id);
-          const answer = await service.list(user, queryOf(ctx));
+          if (format) return sendExport(ctx, service, user, query, format);
+          const answer = await service.list(user, query);
           await sendJsonArray(ctx, answer.records, () => listHeaders(ctx, answer));
         },
         POST: async (ctx, user) => {
@@ -111,6 +116,7 @@ export function mountResource(routes: RouteTable, service: ResourceService, idem
       }),
     ),
   );
+  mountReports(routes, service);
   routes.add(
     `${path}/:id`,
     dispatch(

@@ -16,6 +16,8 @@ import { revealValues } from '../storage/field-encryption.js';
 import { viewFor } from '../describe/view.js';
 import { fieldMask } from '../access/field-permissions.js';
 import { MAX_LIST_LIMIT } from './tools.js';
+import { aggregate } from '../reporting/aggregates.js';
+import { MEASURES } from '../reporting/aggregate-plan.js';
 
 type Args = Record<string, unknown>;
 
@@ -70,8 +72,8 @@ export class ToolCalls {
     return JSON.stringify(seen.map((s) => describeResource(viewFor(s.view, fieldMask(s.resource, user)))));
   }
 
-  private async list(args: Args, user: Principal): Promise<string> {
-    const service = this.service(args, user, 'view');
+  /** The REST query of `args`' filters and search. */
+  private static filtered(args: Args, service: ResourceService): Record<string, string> {
     const filters = argument(args, 'filters', isObject, 'Expected an object of filter names and values.') ?? {};
     const known = new Set(service.filters.map((f) => f.param));
     const query = emptyMap<string>();
@@ -81,13 +83,31 @@ export class ToolCalls {
       query[name] = value;
     }
     const search = argument(args, 'search', isString, 'Expected a string.');
-    const ordering = argument(args, 'ordering', isString, 'Expected a string.');
     if (search !== undefined) query.search = search;
+    return query;
+  }
+
+  private async list(args: Args, user: Principal): Promise<string> {
+    const service = this.service(args, user, 'view');
+    const query = ToolCalls.filtered(args, service);
+    const ordering = argument(args, 'ordering', isString, 'Expected a string.');
     if (ordering !== undefined) query.ordering = ordering;
     query.limit = String(argument(args, 'limit', isLimit, `Expected a whole number from 1 to ${MAX_LIST_LIMIT}.`) ?? 20);
     const texts: string[] = [];
     for await (const record of (await service.list(user, query)).records) texts.push(record);
     return `[${texts.join(',')}]`;
+  }
+
+  private async aggregate(args: Args, user: Principal): Promise<string> {
+    const service = this.service(args, user, 'view');
+    const query = ToolCalls.filtered(args, service);
+    for (const name of ['group_by', ...MEASURES]) {
+      const value = argument(args, name, isString, 'Expected a string of comma-separated names.');
+      if (value !== undefined) query[name] = value;
+    }
+    const count = argument(args, 'count', (v): v is boolean => typeof v === 'boolean', 'Expected true or false.');
+    if (count !== undefined) query.count = String(count);
+    return aggregate(service, user, query);
   }
 
   /** The tool's answer; an API error is the tool's error, anything else is a fault. */
@@ -106,6 +126,8 @@ export class ToolCalls {
         return this.describe(args, user);
       case 'list_records':
         return this.list(args, user);
+      case 'aggregate_records':
+        return this.aggregate(args, user);
       case 'get_record':
         return this.service(args, user, 'view').retrieve(user, ToolCalls.id(args));
       case 'get_history':

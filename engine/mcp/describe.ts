@@ -1,7 +1,8 @@
 /** What describe_resources answers for one resource, rendered from its view: enough to call the other tools without guessing. */
 import type { ResourceView } from '../describe/view.js';
+import { BUCKETS } from '../reporting/aggregate-plan.js';
 
-export function describeResource({ resource, entries, filters, orderable, search, files }: ResourceView): object {
+export function describeResource({ resource, entries, filters, orderable, search, files, groupable, summable }: ResourceView): object {
   const fields = entries.flatMap((e) => {
     if (e.kind !== 'field') return [];
     const { spec } = e;
@@ -30,5 +31,7 @@ export function describeResource({ resource, entries, filters, orderable, search
     })),
     ordering: orderable,
     defaultOrdering: resource.ordering,
+    groupable: groupable.map((g) => ({ name: g.name, ...(g.buckets && { buckets: BUCKETS }) })),
+    summable,
   };
 }

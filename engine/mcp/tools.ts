@@ -4,6 +4,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ResourceService } from '../crud/service.js';
+import { MEASURES } from '../reporting/aggregate-plan.js';
 
 /** The resources an agent may reach: all but those declared `mcp: false`. */
 export const reachable = (services: Iterable<ResourceService>): Map<string, ResourceService> =>
@@ -19,6 +20,8 @@ export function toolDefinitions(within: ReadonlyMap<string, ResourceService>, wr
   // every resource's filter names; which belong to which, describe_resources says
   const filterNames = [...new Set([...within.values()].flatMap((s) => s.filters.map((f) => f.param)))].sort();
   const id = { type: 'integer', minimum: 1, description: 'Record id.' };
+  const filters = { type: 'object', propertyNames: { enum: filterNames }, additionalProperties: { type: 'string' }, description: 'Filter parameter → value, with the names describe_resources lists (e.g. {"status": "active"}).' };
+  const search = { type: 'string', description: 'Text searched in the resource\'s search fields.' };
   const values = { type: 'object', description: 'Field values as the REST API takes them (relations by their write name, e.g. `x_id`, `x_ids`).' };
   const read: Tool[] = [
     {
@@ -33,10 +36,26 @@ export function toolDefinitions(within: ReadonlyMap<string, ResourceService>, wr
       inputSchema: object(
         {
           resource,
-          filters: { type: 'object', propertyNames: { enum: filterNames }, additionalProperties: { type: 'string' }, description: 'Filter parameter → value, with the names describe_resources lists (e.g. {"status": "active"}).' },
-          search: { type: 'string', description: 'Text searched in the resource\'s search fields.' },
+          filters,
+          search,
           ordering: { type: 'string', description: 'Comma-separated orderable fields, `-` for descending (e.g. "-created").' },
           limit: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT, default: 20, description: 'The most records returned.' },
+        },
+        ['resource'],
+      ),
+      annotations: { readOnlyHint: true },
+    },
+    {
+      name: 'aggregate_records',
+      description: 'Counts and measures of the records list_records would give, by group: the REST aggregate. Groups by the names describe_resources lists as groupable (a date or time by a bucket, e.g. "created:month"); sums, averages, least and greatest of its summable fields, decimals as exact strings.',
+      inputSchema: object(
+        {
+          resource,
+          filters,
+          search,
+          group_by: { type: 'string', description: 'Comma-separated names to group by, e.g. "state,tracker" or "created:quarter" (day, week, month, quarter, year in the server\'s TZ).' },
+          count: { type: 'boolean', default: true, description: 'Count the records of each group.' },
+          ...Object.fromEntries(MEASURES.map((m) => [m, { type: 'string', description: `Comma-separated summable fields to ${m === 'avg' ? 'average' : m === 'sum' ? 'sum' : `take the ${m === 'min' ? 'least' : 'greatest'} value of`}.` }])),
         },
         ['resource'],
       ),

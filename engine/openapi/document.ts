@@ -13,6 +13,7 @@ import { docsPaths } from './docs-paths.js';
 import { mcpPaths } from './mcp-paths.js';
 import { readSchema, requestSchema, schemaNames } from './resource-schemas.js';
 import { resourcePaths } from './resource-paths.js';
+import { aggregatePaths } from './reporting-paths.js';
 import { historyPaths, trashPaths } from './history-paths.js';
 import { importPaths } from './import-paths.js';
 import { filePaths } from './file-paths.js';
@@ -69,6 +70,7 @@ export function buildDocument(registry: Registry, services: ReadonlyMap<string, 
       ...(writable ? { [names.request]: requestSchema(service.view, 'create'), [names.patched]: requestSchema(service.view, 'patch') } : {}),
     });
     merge(paths, resourcePaths(service, names));
+    merge(paths, aggregatePaths(service));
     // the engine's own tables keep no history of their own
     if (!service.resource.engineTable) merge(paths, historyPaths(service, names));
   }

@@ -8,6 +8,7 @@ import { documentedBody } from '../crud/examples.js';
 import type { ResourceService } from '../crud/service.js';
 import { permissionOf, type Action } from '../registry/resource.js';
 import { listParameters, shapeParameters } from './list-parameters.js';
+import { exportContent, exportParameters } from './reporting-paths.js';
 import type { SchemaNames } from './resource-schemas.js';
 import { json, REPLAYED, responsesOf, WRITE_ERRORS } from './shared.js';
 import { ref, type Method, type Operation, type Paths, type RequestBody } from './types.js';
@@ -51,8 +52,8 @@ export function resourcePaths(service: ResourceService, names: SchemaNames): Pat
   const paths: Paths = {
     [resource.path]: {
       get: op('view', 'list', 'list', `${resource.description} Answers a plain JSON array of the records visible to the caller, filtered (all conditions must hold) and ordered by the query; paged by \`limit\` with \`offset\` or \`cursor\`, the neighbouring pages linked in \`Link\`.`, {
-        parameters: [...listParameters(service), ...shapeParameters(service)],
-        responses: responsesOf({ 200: { description: 'The matching records.', headers: LIST_HEADERS, content: json({ type: 'array', items: ref('schemas', names.read) }) } }, [
+        parameters: [...listParameters(service), ...shapeParameters(service), ...exportParameters],
+        responses: responsesOf({ 200: { description: 'The matching records.', headers: LIST_HEADERS, content: { ...json({ type: 'array', items: ref('schemas', names.read) }), ...exportContent } } }, [
           'ValidationFailed',
           'NotAuthenticated',
           'PermissionDenied',

@@ -137,12 +137,36 @@ export function recordsTable(meta, columns, records, app, { id, caption, headerO
   );
 }
 
+/** How many of the listed records are in each state, above the list (the API's aggregate, with the same filters). */
+function stateCounts(field, res) {
+  if (res?.status !== 200) return null;
+  return h(
+    'ul',
+    { id: 'state-counts', class: 'state-counts', 'aria-label': t('countsBy', { field: labelOf(field) }) },
+    res.data.map((g) => h('li', {}, choiceText(field, g.group[field.name]), ' ', h('strong', {}, String(g.count)))),
+  );
+}
+
+/** Links to the list as CSV and XLSX files: its filters, search and ordering, every page. */
+function exportLinks(meta, filtered) {
+  const link = (format) => {
+    const params = new URLSearchParams(filtered);
+    params.set('format', format);
+    return h('a', { class: 'button', href: `${meta.path}?${params}`, download: '' }, t('exportAs', { format: format.toUpperCase() }));
+  };
+  return h('div', { class: 'exports', role: 'group', 'aria-label': t('export') }, link('csv'), link('xlsx'));
+}
+
 export async function listScreen(meta, query, app) {
   if (!query.has('limit')) query.set('limit', LIMITS[0]);
   const params = new URLSearchParams([...query].filter(([name, value]) => value !== '' && (PAGING.includes(name) || name === 'search' || meta.filters.some((f) => f.param === name))));
+  const filtered = new URLSearchParams([...params].filter(([name]) => !PAGING.includes(name) || name === 'ordering'));
   const expand = expandOf(meta, meta.listColumns);
   if (expand) params.set('expand', expand);
-  const res = await api('GET', `${meta.path}?${params}`);
+  const state = meta.fields.find((f) => f.spec?.type === 'state');
+  const grouped = new URLSearchParams([...filtered].filter(([name]) => name !== 'ordering'));
+  if (state) grouped.set('group_by', state.name);
+  const [res, counts] = await Promise.all([api('GET', `${meta.path}?${params}`), state ? api('GET', `${meta.path}/aggregate?${grouped}`) : undefined]);
   const heading = [
     h('div', { class: 'heading' }, h('h1', { tabindex: -1 }, shortTitle(meta)), app.can(meta.key, 'add') ? h('a', { id: 'new-record', class: 'button', href: `#/r/${meta.key}/new` }, t('newRecord', { title: titleInSentence(meta) })) : null),
     h('p', { class: 'description' }, meta.description),
@@ -152,5 +176,5 @@ export async function listScreen(meta, query, app) {
   const layout = (...results) => h('div', { class: 'list-layout' }, filterForm(meta, query, app), h('div', { class: 'list-results' }, results));
   if (res.status !== 200) return [...heading, layout(h('p', { class: 'error', role: 'alert' }, errorText(res.data)))];
   const table = recordsTable(meta, meta.listColumns, res.data, app, { id: 'records', caption: t('records', { title: shortTitle(meta) }), headerOf: (c) => header(meta, c, query, app) });
-  return [...heading, layout(table, pager(meta, query, res, res.data.length, app))];
+  return [...heading, layout(state ? stateCounts(state, counts) : null, table, pager(meta, query, res, res.data.length, app), exportLinks(meta, filtered))];
 }
