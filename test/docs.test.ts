@@ -115,8 +115,6 @@ describe('documents', () => {
       // the files the examples upload
       work = fs.mkdtempSync(path.join(os.tmpdir(), 'bms-docs-'));
       fs.writeFileSync(path.join(work, 'report.pdf'), '%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n');
-      // an issue of the API guide's tracker by its remote key: created, and updated when run again
-      fs.writeFileSync(path.join(work, 'issues.csv'), 'remote_key,title,tracker_id\r\nIMPORT-1,Printer jams on tray 2,1\r\n');
       fs.writeFileSync(path.join(work, 'screenshot.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'));
     });
     after(async () => {
