@@ -13,6 +13,7 @@ import { createApp, type App } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
 import { drainable } from './http/drain.js';
 import { openDatabase } from './storage/connect.js';
+import { checkTimeZone } from './reporting/time-zone.js';
 import { readRouting } from './storage/replicas.js';
 import { StartupError } from './startup-error.js';
 import { migrateForService } from './storage/migrate.js';
@@ -105,6 +106,11 @@ export async function startService(
   setUpFieldKeys(config, registry.resources, (message) => log.warn(message));
   const principals = new PrincipalCache(config.principalCacheMs);
   const db = await openDatabase(config, principalsChannel(principals));
+  const reports = { ...DEFAULT_REPORTS, ...config.reports };
+  await checkTimeZone(db, reports.timeZone).catch(async (err: unknown) => {
+    await db.destroy();
+    throw err;
+  });
   if (!opts.prepared) await prepare(db, config, opts.quiet ?? false);
   const changes = await listenForPrincipalChanges(db, config.databaseUrl, principals, log);
   const reads = readRouting(db, config, log);
@@ -129,7 +135,7 @@ export async function startService(
     corsOrigins: config.corsOrigins,
     mcpWriteEnabled: config.mcpWriteEnabled,
     metrics,
-    reports: { ...DEFAULT_REPORTS, ...config.reports },
+    reports,
     files: { store: openBlobStore(files, config.dataDir), maxBytes: files.maxBytes },
     imports: { ...DEFAULT_IMPORTS, ...config.imports },
   });

@@ -197,14 +197,14 @@ describeWithServer('lists read through indexes (EXPLAIN at 50,000 issues)', 'the
     expect(filters.filter((p) => !covered.includes(p))).to.deep.equal(['archived']);
   });
 
-  // why searches run unnamed (engine/storage/statements.ts): one generic plan serves every word, so
-  // it reads the trigram index for a word that has no trigram too (two letters), scanning all of it,
-  // where the plan made for that word reads the table once
-  it('search: a generic plan reads more for a two-letter word than the plan made with the word, so searches are planned with their words', async () => {
-    const q = await listQuery(`/api/issue/issue?search=${picked.word}`, 'issue_issue');
-    const two = `%${picked.word.slice(0, 2)}%`;
-    // EXPLAIN takes no parameters: the values as literals, the word's pattern replaced
-    const args = q.bindings.map((v) => (v === null ? 'null' : explainer.escapeLiteral(typeof v === 'string' && /^%.*%$/.test(v) ? two : String(v)))).join(', ');
+  // why searches run unnamed (engine/storage/statements.ts): one generic plan serves every word,
+  // and for a page of a search (ordered by id, as clients page) it walks the primary key filtering
+  // each row, which reads the whole table for a rare word, where the plan made for the word reads
+  // the trigram index
+  it('search: a generic plan of a page reads more than the plan made with the word, so searches are planned with their words', async () => {
+    const q = await listQuery(`/api/issue/issue?search=${picked.word}&limit=20`, 'issue_issue');
+    // EXPLAIN takes no parameters: the values as literals
+    const args = q.bindings.map((v) => (v === null ? 'null' : explainer.escapeLiteral(String(v)))).join(', ');
     const blocks = async (mode: string) => {
       await explainer.query(`set plan_cache_mode = ${mode}`);
       const { rows } = await explainer.query(`explain (analyze, buffers, format json) execute word_search(${args})`);
@@ -215,7 +215,7 @@ describeWithServer('lists read through indexes (EXPLAIN at 50,000 issues)', 'the
     try {
       const custom = await blocks('force_custom_plan');
       const generic = await blocks('force_generic_plan');
-      expect(generic, `blocks read: generic ${generic}, with the word ${custom}`).to.be.greaterThan(custom);
+      expect(generic, `blocks read: generic ${generic}, with the word ${custom}`).to.be.greaterThan(custom * 2);
     } finally {
       await explainer.query('reset plan_cache_mode');
       await explainer.query('deallocate word_search');

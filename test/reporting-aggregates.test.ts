@@ -160,6 +160,15 @@ describe('aggregates', function () {
       await zurich?.close();
     });
 
+    it('refuses to start with a zone PostgreSQL does not know, naming the setting', async () => {
+      // given directly (reading TZ would refuse it already): a zone a newer Node knows and an older PostgreSQL does not
+      const refused = await startService(testConfig(suite().database, { reports: { timeZone: 'Etc/Unknown' } }), createLogger('silent'), { quiet: true, prepared: true }).then(
+        (svc) => svc.close().then(() => undefined),
+        (err: unknown) => err,
+      );
+      expect(String(refused)).to.contain('Invalid setting TZ="Etc/Unknown": PostgreSQL does not know this time zone');
+    });
+
     it('buckets moments by the quarters and months of the zone', async () => {
       const quarters = await client.get(`${CONTRACTS.path}/aggregate?search=${tag}-t&group_by=created:quarter`);
       expect(quarters.status, quarters.text).to.equal(200);

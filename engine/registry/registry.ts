@@ -62,7 +62,8 @@ export class Registry {
 function demoByKey(resources: readonly Resource[], demo: readonly DemoRows[]): Map<string, readonly Readonly<Record<string, unknown>>[]> {
   const byKey = new Map<string, Readonly<Record<string, unknown>>[]>();
   for (const { resource, rows } of demo) {
-    const r = resources.find((x) => x.declaration === resource);
+    // by name, not identity: a registry may be built from copies of the declarations (the tests' do)
+    const r = resources.find((x) => x.declaration.module === resource.module && x.declaration.name === resource.name);
     if (!r) throw new Error(`Demo rows of "${resource.module}/${resource.name}": the resource is not among the declared ones (export it in the module's default array).`);
     byKey.set(r.key, [...(byKey.get(r.key) ?? []), ...rows]);
   }
