@@ -18,7 +18,8 @@ describeWithServer('pooled connections and transactions', 'PGlite has no connect
 
   it('stores an acknowledged create although the only pooled connection was given back inside a transaction', async () => {
     const { database, admin, service } = suite();
-    const svc = await startService(testConfig(database, { bounds: { poolSize: 1 } }), createLogger('silent'), { quiet: true });
+    // no pollers (webhooks, jobs, imports): the one connection is the request's
+    const svc = await startService(testConfig(database, { bounds: { poolSize: 1 }, webhooks: { dispatch: false }, jobs: { run: false } }), createLogger('silent'), { quiet: true });
     try {
       const client = new Client(svc.url, admin.token);
       const leaked = (await svc.db.client.acquireConnection()) as pg.Client;

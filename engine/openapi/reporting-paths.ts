@@ -3,6 +3,7 @@
  * names it may group by and sum, and the list's CSV and XLSX answers (`format`, `bom`).
  */
 import type { ResourceService } from '../crud/service.js';
+import { permissionOf } from '../registry/resource.js';
 import { AGGREGATE_SUFFIX } from '../reporting/routes.js';
 import { BUCKETS, NOT_AGGREGATED } from '../reporting/aggregate-plan.js';
 import { EXPORT_TYPES, FORMATS } from '../reporting/export.js';
@@ -46,7 +47,7 @@ export const exportContent = {
 /** `{path}/aggregate` of one resource, as the caller with every field permission sees it. */
 export function aggregatePaths(service: ResourceService): Paths {
   const { resource, groupable, summable } = service.view;
-  const permission = resource.permissions.view;
+  const permission = permissionOf(resource, 'view');
   const filters = listParameters(service).filter((p): p is Parameter => !('$ref' in p) && !(NOT_AGGREGATED as readonly string[]).includes(p.name));
   const terms = groupable.flatMap((g) => (g.buckets ? [g.name, ...BUCKETS.map((b) => `${g.name}:${b}`)] : [g.name]));
   const parameters: (Parameter | Ref)[] = [...filters];
@@ -70,11 +71,11 @@ export function aggregatePaths(service: ResourceService): Paths {
       get: {
         operationId: `${resource.operationPrefix}_aggregate`,
         summary: `${resource.title}: aggregate`,
-        description: `Counts and measures of the records the list would serve the caller (its filters, search and visibility apply), by group, ordered by the groups' values. At most AGGREGATE_MAX_GROUPS groups (10,000 by default): more answer 400 under \`group_by\`, as does a name that cannot be grouped by or measured (or that the caller's field permissions hide). Requires the permission \`${permission}\`.`,
+        description: `Counts and measures of the records the list would serve the caller (its filters, search and visibility apply), by group, ordered by the groups' values. At most AGGREGATE_MAX_GROUPS groups (10,000 by default): more answer 400 under \`group_by\`, as does a name that cannot be grouped by or measured (or that the caller's field permissions hide). ${permission === undefined ? resource.engineTable!.permissionsOfRecords : `Requires the permission \`${permission}\`.`}`,
         tags: [resource.module],
         parameters,
         responses: responsesOf({ 200: { description: 'The groups.', content: json({ type: 'array', items: GROUP }) } }, ['ValidationFailed', 'NotAuthenticated', 'PermissionDenied']),
-        'x-required-permission': permission,
+        ...(permission === undefined ? {} : { 'x-required-permission': permission }),
       },
     },
   };
