@@ -220,4 +220,21 @@ describeWithServer('a background import survives a restart of the service', 'a s
     const stranger = again.as((await createToken(db, other[0]!.id, 'test')).key);
     expect((await stranger.get(location)).status).to.equal(404);
   });
+
+  it('gives a running import up at a stop, rolled back and queued again unattempted, instead of waiting for it', async () => {
+    service?.child.kill('SIGTERM');
+    await service?.exited;
+    service = await startServiceProcess(database, { IMPORT_SYNC_MAX_BYTES: '1000', JOBS: 'true' });
+    db ??= knexFactory({ client: 'pg', connection: database.databaseUrl, pool: { min: 0, max: 1 } });
+    const superuser = (await db('users').where({ is_superuser: true }).orderBy('id').first('id')) as { id: number };
+    const admin = new Client(service.url, (await createToken(db, superuser.id, 'stop')).key);
+    // a dry run of 400,000 rows: minutes of work
+    const res = await admin.post('/api/issue/issue/import?dry_run=true', undefined, { raw: `title\r\n${'x\r\n'.repeat(400_000)}`, headers: CSV });
+    expect(res.status, res.text).to.equal(202);
+    await until('the import running', async () => ((await admin.get(`/api/jobs/imports/${res.body.id}`)).body.progress.done > 0 ? true : undefined));
+    service.child.kill('SIGTERM');
+    expect(await service.exited, 'a clean exit').to.equal(0);
+    expect(await db('import_jobs').where({ id: res.body.id }).first('status', 'attempts', 'rows_done')).to.deep.equal({ status: 'queued', attempts: 0, rows_done: 0 });
+    await db('import_jobs').where({ id: res.body.id }).delete();
+  });
 });

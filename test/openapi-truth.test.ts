@@ -200,6 +200,8 @@ describe('the OpenAPI document is true of the running service', function () {
       const res = o.op.requestBody?.content['text/csv'] ? await superuser.client.request(o.method.toUpperCase(), url, sheet) : await send(o, superuser.client, url, body);
       problems.push(...verify(o, res, successOf(o)));
     }
+    // this service runs no jobs; a later instance that does would spend minutes on the 400,000 rows
+    await suite().service.db('import_jobs').where({ id: (queued.body as { id: number }).id }).delete();
     expect(problems.join("\n")).to.equal("");
   });
 

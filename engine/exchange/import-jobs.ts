@@ -76,6 +76,9 @@ function served(job: JobRow): Record<string, unknown> {
 
 const COLUMNS = ['id', 'resource', 'user_id', 'mode', 'key', 'dry_run', 'format', 'status', 'attempts', 'rows_total', 'rows_done', 'result', 'errors', 'detail', 'created_at', 'started_at', 'finished_at'];
 
+/** The service is stopping: the running import gives up, to be run again. */
+class Abandoned extends Error {}
+
 export class ImportJobs {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -113,7 +116,11 @@ export class ImportJobs {
     this.poll();
   }
 
-  /** Stops polling and waits for the job under way. */
+  /**
+   * Stops polling; the job under way stops at its next chunk, rolled back and left queued (another
+   * instance, or this one started again, runs it from the start), so a shutdown never waits for a
+   * whole import.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
@@ -127,7 +134,8 @@ export class ImportJobs {
       try {
         while (!this.stopping && (await this.runOne()));
       } catch (err) {
-        this.log.warn({ err }, 'import job failed; it is tried again');
+        if (err instanceof Abandoned) this.log.info('import job stopped by the shutdown; it runs again from the start');
+        else this.log.warn({ err }, 'import job failed; it is tried again');
       } finally {
         this.running = undefined;
       }
@@ -168,11 +176,16 @@ export class ImportJobs {
     try {
       const result = await joinTransaction(trx, () =>
         actingAs({ userId: user.id, requestId: `import-${job.id}` }, () =>
-          new Importer(service).run(user, options, sheetRows(job.file!, job.format), (done) => this.note(job.id, { rows_done: done })),
+          new Importer(service).run(user, options, sheetRows(job.file!, job.format), async (done) => {
+            if (this.stopping) throw new Abandoned();
+            await this.note(job.id, { rows_done: done });
+          }),
         ),
       );
       await finish({ status: 'succeeded', result, rows_done: result.rows, attempts: job.attempts + 1 });
     } catch (err) {
+      // not counted as an attempt: it was not allowed to end
+      if (err instanceof Abandoned) await this.note(job.id, { status: 'queued', attempts: job.attempts, rows_done: 0 });
       if (!(err instanceof ApiError)) throw err;
       const body = err.body() as { detail?: string };
       await finish({ status: 'failed', attempts: job.attempts + 1, errors: err instanceof RowsRefused ? JSON.stringify(err.errors) : null, detail: body.detail ?? JSON.stringify(body) });
