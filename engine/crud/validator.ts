@@ -72,10 +72,14 @@ export function pyType(value: unknown): string {
   return 'dict';
 }
 
+/** The contract's messages for a value of the wrong type, for the checks outside the body schema too (query parameters, imports). */
+export const NOT_AN_INTEGER = 'A valid integer is required.';
+export const NOT_A_BOOLEAN = 'Must be a valid boolean.';
+
 const TYPE_MESSAGES: Record<string, (value: unknown) => string> = {
-  integer: () => 'A valid integer is required.',
+  integer: () => NOT_AN_INTEGER,
   number: () => 'A valid number is required.',
-  boolean: () => 'Must be a valid boolean.',
+  boolean: () => NOT_A_BOOLEAN,
   string: () => 'Not a valid string.',
   array: (v) => `Expected a list of items but got type "${pyType(v)}".`,
   object: (v) => `Expected a dictionary of items but got type "${pyType(v)}".`,
@@ -106,7 +110,7 @@ function message(err: ErrorObject, body: Record<string, unknown>, field: string,
     case 'type': {
       if (!nested && value === null) return 'This field may not be null.';
       const expected = String(Array.isArray(p.type) ? p.type[0] : p.type).split(',')[0]!;
-      if (nested) return 'A valid integer is required.';
+      if (nested) return NOT_AN_INTEGER;
       return (TYPE_MESSAGES[expected] ?? TYPE_MESSAGES.string!)(value);
     }
     case 'enum': {

@@ -8,6 +8,7 @@
  * - `GET {resource}/import/template?format=xlsx|csv`: the template (template.ts).
  * - `GET /api/jobs/imports/{id}`: a background import's progress and outcome, for the user who sent it.
  */
+import { NOT_A_BOOLEAN } from '../crud/validator.js';
 import type { Context } from 'koa';
 import type { Principal } from '../auth/users.js';
 import { fieldMask } from '../access/field-permissions.js';
@@ -55,7 +56,7 @@ function optionsOf(query: Record<string, string>, offered: readonly Action[]): I
   const mode = choice('mode', query.mode, IMPORT_MODES, 'create');
   const key = choice<ImportKey>('key', query.key, KEYS, 'id');
   const dryRun = query.dry_run === undefined ? false : BOOLEAN_WORDS.get(query.dry_run.toLowerCase());
-  if (dryRun === undefined) errors.dry_run = ['Must be a valid boolean.'];
+  if (dryRun === undefined) errors.dry_run = [NOT_A_BOOLEAN];
   if (!errors.mode && MODE_ACTIONS[mode].some((a) => !offered.includes(a))) errors.mode = [`This resource does not take ${mode}s.`];
   if (Object.keys(errors).length) throw new ValidationError(errors);
   return { mode, key, dryRun: dryRun ?? false };

@@ -9,6 +9,7 @@
  * index) is rolled back to the savepoint of its chunk of rows, whose rows written before it are
  * written again, so the rows after it are judged against the same records.
  */
+import { NOT_AN_INTEGER } from '../crud/validator.js';
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import type { ResourceService } from '../crud/service.js';
@@ -160,7 +161,7 @@ export class Importer {
     const value = body[key];
     if (value === undefined) return undefined;
     if (key === 'remote_key') return known.get(String(value));
-    if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > INT_MAX) throw ValidationError.field('id', 'A valid integer is required.');
+    if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > INT_MAX) throw ValidationError.field('id', NOT_AN_INTEGER);
     return value as number;
   }
 }
