@@ -4,17 +4,11 @@
  * upload's transaction. The bytes live in the blob store; the record names them by SHA-256.
  */
 import type { AttachmentsField, FileField } from '../declare/fields.js';
-import { type FieldType, type Schema, ok, whenFiltered } from './field-type.js';
+import type { FieldType, Schema } from './field-type.js';
+import { notFiltered as unfiltered } from './structured.js';
 
 const notFiltered = {
-  lookups: [],
-  defaultLookups: whenFiltered([]),
-  filterValue: () => ok(undefined),
-  filterSchema: () => ({ type: 'string' }),
-  compare: () => '',
-  filteredByDefault: false,
-  orderable: false,
-  documentedExample: 'never',
+  ...unfiltered,
   read: (_s: unknown, column: string) => column,
 } as const;
 

@@ -3,7 +3,8 @@ import type { JsonField, PermissionListField } from '../declare/fields.js';
 import { MAX_LIST_ITEMS } from './values.js';
 import { type FieldType, ok, whenFiltered } from './field-type.js';
 
-const notFiltered = {
+/** What a type that offers no filter and no ordering says of it (files.ts's types too). */
+export const notFiltered = {
   lookups: [],
   defaultLookups: whenFiltered([]),
   filterValue: () => ok(undefined),
