@@ -30,10 +30,22 @@ const REPORTED = /^(Acquire connection error|Connection Error: )/;
 const log = { warn: (message: string) => void (REPORTED.test(message) || message.endsWith(LEFT_UNREAD) || process.stderr.write(`${message}\n`)) };
 
 /**
+ * knex-pglite names a delete's command "DEL" (Knex's method name, upper-cased) where Knex's pg
+ * client looks for "DELETE" to answer the number of rows deleted: every `.delete()` answered the
+ * whole driver result, which no count compares to.
+ */
+type Responding = new (config: Knex.Config) => { processResponse(obj: { method?: string }, runner: unknown): unknown };
+const PGliteClient = class extends (ClientPgLite as unknown as Responding) {
+  override processResponse(obj: { method?: string }, runner: unknown): unknown {
+    return super.processResponse(obj.method === 'del' ? { ...obj, method: 'delete' } : obj, runner);
+  }
+} as unknown as ClientClass;
+
+/**
  * Knex on an embedded database with the extensions the migrations create (pg_trgm, for trigram
  * indexes): PGlite bundles them, but loads only those it is given. In memory without `dataDir`.
  */
-export function embeddedDatabase(dataDir?: string, client: ClientClass = ClientPgLite as unknown as ClientClass): Knex {
+export function embeddedDatabase(dataDir?: string, client: ClientClass = PGliteClient): Knex {
   const pglite = new PGlite({ dataDir, extensions: { pg_trgm } });
   return knexFactory({ client, dialect: 'postgres', connection: { pglite }, log } as Knex.Config);
 }
@@ -50,8 +62,7 @@ export async function embeddedStarted(db: Knex): Promise<void> {
 
 /** PGlite through Knex, releasing the data directory's lock on `destroy`. */
 function releasing(release: () => void): ClientClass {
-  const Base = ClientPgLite as unknown as ClientClass;
-  return class extends Base {
+  return class extends PGliteClient {
     override async destroy(callback?: (error?: unknown) => void): Promise<void> {
       try {
         await super.destroy(callback);
