@@ -9,6 +9,8 @@ import { expect } from 'chai';
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { createToken } from '../engine/auth/tokens.js';
+import { IMPORT_JOBS_KEPT_DAYS } from '../engine/exchange/import-jobs.js';
+import { ENGINE_CHORES } from '../engine/jobs/chores.js';
 import { Client } from './support/client.js';
 import { createTestDatabase, describeWithServer, type TestDatabase } from './support/database.js';
 import { created, makeUser, unique } from './support/fixtures.js';
@@ -28,6 +30,8 @@ async function tracker(): Promise<number> {
 }
 
 const issuesOf = (trackerId: number) => suite().service.db('issue_issue').where({ tracker_id: trackerId });
+/** How many issues `trackerId` holds (a number on both drivers: pg answers a bigint count as text, PGlite as a number). */
+const issuesIn = async (trackerId: number): Promise<number> => Number((await issuesOf(trackerId).count({ n: '*' }))[0]!.n);
 
 describe('imports', function () {
   this.timeout(180_000);
@@ -40,7 +44,7 @@ describe('imports', function () {
     expect(res.status, res.text.slice(0, 500)).to.equal(400);
     // row 1 is the header: the 7,321st record is row 7,322
     expect(res.body.errors).to.deep.equal([{ row: 7322, field: 'deadline', messages: ['Date has wrong format. Use one of these formats instead: YYYY-MM-DD.'] }]);
-    expect(await issuesOf(t).count({ n: '*' })).to.deep.equal([{ n: '0' }]);
+    expect(await issuesIn(t)).to.equal(0);
   });
 
   it('imports every row when all are valid, with labels as headers and choices by label', async () => {
@@ -66,7 +70,7 @@ describe('imports', function () {
       { row: 2, field: 'title', messages: ['This field is required.'] },
       { row: 3, field: 'tracker_id', messages: api.body.tracker_id },
     ]);
-    expect(await issuesOf(t).count({ n: '*' })).to.deep.equal([{ n: '0' }]);
+    expect(await issuesIn(t)).to.equal(0);
   });
 
   it('refuses unknown columns before reading any row', async () => {
@@ -107,6 +111,43 @@ describe('imports', function () {
     expect((await suite().admin.get(`/api/issue/issue/${one.id}`)).body.title).to.equal('one');
   });
 
+  it('round-trips an export whose formulas are escaped: the spreadsheet sees text, the import the values', async () => {
+    const t = await tracker();
+    const titles = ['=1+1', '-draft', '+49 30 1234', '@home', "'=already quoted", "'plain quote", 'plain'];
+    for (const title of titles) await created(suite().admin, '/api/issue/issue', { title, tracker_id: t });
+    const exported = async (escape: boolean) => {
+      const res = await suite().admin.get(`/api/issue/issue?tracker=${t}&ordering=id&fields=id,title&format=csv${escape ? '&escape_formulas=true' : ''}`);
+      expect(res.status, res.text).to.equal(200);
+      return res.text;
+    };
+    const cells = (text: string) => (parse(text, { columns: true }) as { Title: string }[]).map((r) => r.Title);
+    // not asked: the JSON list's values; asked: every text a spreadsheet would read as a formula quoted
+    expect(cells(await exported(false))).to.deep.equal(titles);
+    const escaped = await exported(true);
+    expect(cells(escaped)).to.deep.equal(["'=1+1", "'-draft", "'+49 30 1234", "'@home", "''=already quoted", "'plain quote", 'plain']);
+    // ids are numbers, never quoted
+    expect((parse(escaped, { columns: true }) as { Id: string }[]).every((r) => /^\d+$/.test(r.Id))).to.equal(true);
+    await suite().service.db('issue_issue').where({ tracker_id: t }).update({ title: 'changed' });
+    const res = await suite().admin.post('/api/issue/issue/import?mode=update', undefined, { raw: escaped, headers: CSV });
+    expect(res.status, res.text).to.equal(200);
+    expect(await issuesOf(t).orderBy('id').pluck('title')).to.deep.equal(titles);
+    expect((await suite().admin.get(`/api/issue/issue?format=csv&escape_formulas=maybe`)).body).to.deep.equal({ escape_formulas: ['Select a valid choice. maybe is not one of the available choices.'] });
+  });
+
+  it('removes finished background imports after IMPORT_JOBS_KEPT_DAYS, never a queued or running one', async () => {
+    const { service, adminId } = suite();
+    const db = service.db;
+    const resource = unique('purge');
+    const job = (status: string, days: number | null) => ({
+      resource, user_id: adminId, mode: 'create', key: 'id', format: 'csv', status,
+      finished_at: days === null ? null : db.raw(`now() - make_interval(days => ?)`, [days]),
+    });
+    await db('import_jobs').insert([job('succeeded', IMPORT_JOBS_KEPT_DAYS + 1), job('failed', IMPORT_JOBS_KEPT_DAYS + 5), job('succeeded', 1), job('queued', null), job('running', null)]);
+    const chore = ENGINE_CHORES.find((c) => c.name === 'import_jobs')!;
+    await db.transaction((trx) => chore.run({ trx } as Parameters<typeof chore.run>[0]));
+    expect(await db('import_jobs').where({ resource }).orderBy('id').pluck('status')).to.deep.equal(['succeeded', 'queued', 'running']);
+  });
+
   it('a dry run validates every row and writes nothing', async () => {
     const t = await tracker();
     const good = await suite().admin.post('/api/issue/issue/import?dry_run=true', undefined, { raw: csv([['title', 'tracker_id'], ['a', t], ['b', t]]), headers: CSV });
@@ -116,7 +157,7 @@ describe('imports', function () {
     expect(bad.status).to.equal(400);
     expect(bad.body.errors).to.have.length(1);
     expect(bad.body.errors[0]).to.include({ row: 3, field: 'tracker_id' });
-    expect(await issuesOf(t).count({ n: '*' })).to.deep.equal([{ n: '0' }]);
+    expect(await issuesIn(t)).to.equal(0);
   });
 
   it("checks the mode's permissions before reading the file", async () => {
@@ -129,7 +170,7 @@ describe('imports', function () {
     expect((await adder.client.post('/api/issue/issue/import?mode=update', undefined, body)).status).to.equal(403);
     const res = await adder.client.post('/api/issue/issue/import', undefined, body);
     expect(res.status, res.text).to.equal(200);
-    expect(await issuesOf(t).count({ n: '*' })).to.deep.equal([{ n: '1' }]);
+    expect(await issuesIn(t)).to.equal(1);
   });
 
   it('refuses other media types and bad options with clear answers', async () => {

@@ -31,6 +31,14 @@ const MAX_ATTEMPTS = 3;
 
 export const importJobPath = (id: number): string => `/api/jobs/imports/${id}`;
 
+/** Finished imports are served at their URL this long, then removed (the engine's `import_jobs` chore). */
+export const IMPORT_JOBS_KEPT_DAYS = 30;
+
+/** Removes the imports that finished more than `days` days ago; answers how many. */
+export async function purgeFinishedImports(db: Knex, days = IMPORT_JOBS_KEPT_DAYS): Promise<number> {
+  return db(TABLE).whereIn('status', ['succeeded', 'failed']).whereRaw(`finished_at < now() - ? * interval '1 day'`, [days]).delete();
+}
+
 interface JobRow {
   id: number;
   resource: string;

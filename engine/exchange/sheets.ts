@@ -1,6 +1,7 @@
 /**
  * An uploaded sheet's rows, one at a time as the parser streams them (constant memory whatever the
- * file's length): CSV through csv-parse (RFC 4180, a UTF-8 byte-order mark skipped), XLSX through
+ * file's length): CSV through csv-parse (RFC 4180, a UTF-8 byte-order mark skipped, a formula's
+ * escape taken off: formulas.ts), XLSX through
  * exceljs's streaming reader (its first worksheet). Each row carries its number as a spreadsheet
  * shows it (the header is row 1), which is what errors name.
  */
@@ -9,6 +10,7 @@ import { parse } from 'csv-parse';
 import ExcelJS from 'exceljs';
 import { badRequest, DetailError } from '../errors.js';
 import type { Cell } from './columns.js';
+import { unescapeFormula } from './formulas.js';
 
 export const CSV_TYPE = 'text/csv';
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -39,7 +41,7 @@ async function* csvRows(bytes: Buffer): AsyncGenerator<SheetRow> {
   try {
     for await (const cells of parser as AsyncIterable<string[]>) {
       number++;
-      yield { number, cells };
+      yield { number, cells: cells.map(unescapeFormula) };
     }
   } catch (err) {
     throw badRequest(`Malformed CSV (row ${number + 1}): ${(err as Error).message}`);

@@ -8,6 +8,7 @@ import type { ScheduleDeclaration } from '../declare/schedules.js';
 import { readRetentionConfig } from '../config.js';
 import { pruneAudit, purgeTrash } from '../history/retention.js';
 import { purgeIdempotencyKeys } from '../http/idempotency.js';
+import { IMPORT_JOBS_KEPT_DAYS, purgeFinishedImports } from '../exchange/import-jobs.js';
 
 /** Delivered and given-up webhook deliveries are kept this long for `/api/webhook/delivery`, then removed. */
 export const DELIVERIES_KEPT_DAYS = 30;
@@ -36,6 +37,14 @@ export const ENGINE_CHORES: readonly ScheduleDeclaration[] = [
         .whereIn('status', ['delivered', 'failed'])
         .whereRaw(`coalesce(delivered_at, at) < now() - ? * interval '1 day'`, [DELIVERIES_KEPT_DAYS])
         .delete();
+    },
+  },
+  {
+    name: 'import_jobs',
+    cron: '27 3 * * *',
+    description: `Removes background imports finished more than ${IMPORT_JOBS_KEPT_DAYS} days ago.`,
+    run: async ({ trx }) => {
+      await purgeFinishedImports(trx);
     },
   },
   {

@@ -1,6 +1,6 @@
 /**
  * Reporting in the document, from the resource view: each resource's `{path}/aggregate` with the
- * names it may group by and sum, and the list's CSV and XLSX answers (`format`, `bom`).
+ * names it may group by and sum, and the list's CSV and XLSX answers (`format`, `bom`, `escape_formulas`).
  */
 import type { ResourceService } from '../crud/service.js';
 import { permissionOf } from '../registry/resource.js';
@@ -28,7 +28,7 @@ const GROUP: Schema = {
   required: ['group'],
 };
 
-/** `format` and `bom` of a list, and its answer's other media types. */
+/** `format`, `bom` and `escape_formulas` of a list, and its answer's other media types. */
 export const exportParameters: Parameter[] = [
   {
     name: 'format',
@@ -37,6 +37,12 @@ export const exportParameters: Parameter[] = [
     schema: { type: 'string', enum: [...FORMATS] },
   },
   { name: 'bom', in: 'query', description: '`true`: the CSV starts with a byte order mark, so Excel reads it as UTF-8.', schema: { type: 'boolean' } },
+  {
+    name: 'escape_formulas',
+    in: 'query',
+    description: "`true`: a CSV text cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return, after any `'`) gets a `'` before it; a CSV import takes it off again.",
+    schema: { type: 'boolean' },
+  },
 ];
 
 export const exportContent = {

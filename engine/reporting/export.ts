@@ -18,6 +18,7 @@ import { ValidationError } from '../errors.js';
 import { parseChoice } from '../fields/values.js';
 import { listHeaders } from '../http/list-headers.js';
 import { revealValues } from '../storage/field-encryption.js';
+import { escapeFormula } from '../exchange/formulas.js';
 import { exportColumns, type Cell, type ExportColumn } from './export-columns.js';
 
 export const EXPORT_TYPES = { csv: 'text/csv', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } as const;
@@ -56,9 +57,13 @@ async function* rowsOf(pieces: AsyncIterator<string, void>, first: IteratorResul
 const csvText = (cell: Cell): string => (cell === null ? '' : typeof cell === 'object' ? cell.decimal : String(cell));
 const CSV = { record_delimiter: 'windows' } as const;
 
-async function* csvChunks(rows: Rows, headers: string[], bom: boolean): AsyncGenerator<string> {
-  yield stringify([headers], { ...CSV, bom });
-  for await (const batch of rows) yield stringify(batch.map((row) => row.map(csvText)), CSV);
+/** A cell's CSV text with a formula's first character escaped: only texts, never a number, decimal or boolean. */
+const escapedText = (cell: Cell): string => (typeof cell === 'string' ? escapeFormula(cell) : csvText(cell));
+
+async function* csvChunks(rows: Rows, headers: string[], bom: boolean, escape: boolean): AsyncGenerator<string> {
+  const text = escape ? escapedText : csvText;
+  yield stringify([headers.map(text)], { ...CSV, bom });
+  for await (const batch of rows) yield stringify(batch.map((row) => row.map(text)), CSV);
 }
 
 const xlsxValue = (cell: Cell): ExcelJS.CellValue => (cell !== null && typeof cell === 'object' ? Number(cell.decimal) : cell);
@@ -103,10 +108,17 @@ function xlsxBody(rows: Rows, headers: string[], title: string): PassThrough {
   return out;
 }
 
+/** A `true|false` parameter of the export (absent: false); a 400 naming it otherwise. */
+function flag(query: Record<string, string>, name: string): boolean {
+  if (query[name] === undefined) return false;
+  const given = parseChoice(query[name], ['true', 'false']);
+  if (!given.ok) throw ValidationError.field(name, given.message);
+  return given.value === 'true';
+}
+
 /** Answers the list `query` asks for as a `format` file. */
 export async function sendExport(ctx: Context, service: ResourceService, user: Principal, query: Record<string, string>, format: ExportFormat): Promise<void> {
-  const bom = query.bom === undefined ? { ok: true as const, value: 'false' } : parseChoice(query.bom, ['true', 'false']);
-  if (!bom.ok) throw ValidationError.field('bom', bom.message);
+  const [bom, escape] = [flag(query, 'bom'), flag(query, 'escape_formulas')];
   const { columns, expand } = exportColumns(service, fieldMask(service.resource, user), query.fields);
   const answer = await service.list(user, { ...query, expand: expand.join(',') });
   const pieces = answer.records[Symbol.asyncIterator]();
@@ -121,7 +133,7 @@ export async function sendExport(ctx: Context, service: ResourceService, user: P
   ctx.set('Content-Disposition', contentDisposition(`${service.resource.key.replace(/\//g, '-')}.${format}`));
   ctx.type = format === 'csv' ? `${EXPORT_TYPES.csv}; charset=utf-8; header=present` : EXPORT_TYPES.xlsx;
   // one chunk read ahead: a piece's rows are the most an export holds beside what the socket does
-  const body = format === 'csv' ? Readable.from(csvChunks(rows, headers, bom.value === 'true'), { highWaterMark: 1 }) : xlsxBody(rows, headers, service.resource.title);
+  const body = format === 'csv' ? Readable.from(csvChunks(rows, headers, bom, escape), { highWaterMark: 1 }) : xlsxBody(rows, headers, service.resource.title);
   // a body never read never starts its generator: its end lets the statement and its connection go in every case
   body.once('close', () => void pieces.return?.());
   ctx.body = body;

@@ -147,11 +147,15 @@ function stateCounts(field, res) {
   );
 }
 
-/** Links to the list as CSV and XLSX files: its filters, search and ordering, every page. */
+/**
+ * Links to the list as CSV and XLSX files: its filters, search and ordering, every page. The CSV
+ * is for a spreadsheet: a byte order mark so it reads UTF-8, formulas escaped.
+ */
 function exportLinks(meta, filtered) {
   const link = (format) => {
     const params = new URLSearchParams(filtered);
     params.set('format', format);
+    if (format === 'csv') for (const name of ['bom', 'escape_formulas']) params.set(name, 'true');
     return h('a', { class: 'button', href: `${meta.path}?${params}`, download: '' }, t('exportAs', { format: format.toUpperCase() }));
   };
   return h('div', { class: 'exports', role: 'group', 'aria-label': t('export') }, link('csv'), link('xlsx'));
