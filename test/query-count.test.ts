@@ -370,3 +370,35 @@ describe('statements of a batch action', () => {
     });
   }
 });
+
+describe('statements of an import', () => {
+  it('creates a chunk of 500 rows with one statement per shape of row, ids in the sheet\'s order, links and state logs written', async function () {
+    this.timeout(120_000);
+    const { admin, service } = suite();
+    const tracker = await created(admin, '/api/issue/tracker', { title: unique('import') });
+    const categories = [await created(admin, '/api/issue/category', { title: unique('a'), tracker_id: tracker.id }), await created(admin, '/api/issue/category', { title: unique('b'), tracker_id: tracker.id })];
+    const both = categories.map((c) => c.id).join(';');
+    // two shapes: every third row without categories (a blank cell sets nothing)
+    const rows = Array.from({ length: 1000 }, (_, i) => [`row ${i}`, tracker.id, i % 3 === 0 ? '' : both].join(','));
+    let res: any;
+    const sql = (await queriesOf(async () => (res = await admin.post('/api/issue/issue/import', undefined, { raw: ['title,tracker_id,category_ids', ...rows].join('\r\n'), headers: { 'Content-Type': 'text/csv' } })))).filter(
+      (q) => !/\bapi_tokens\b/.test(q),
+    );
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.deep.equal({ rows: 1000, created: 1000, updated: 0, dry_run: false });
+    // 2 chunks of 500, each: a savepoint, the ids drawn, a statement per shape, the savepoint released
+    expect(sql.filter((q) => /^with /i.test(q)), sql.join('\n')).to.have.length(4);
+    expect(sql.length, sql.join('\n')).to.be.at.most(16);
+    const stored = (await service.db('issue_issue').where({ tracker_id: tracker.id }).orderBy('id').select('id', 'title', 'state')) as { id: number; title: string; state: string }[];
+    expect(stored.map((r) => r.title)).to.deep.equal(rows.map((_, i) => `row ${i}`));
+    expect(new Set(stored.map((r) => r.state))).to.deep.equal(new Set(['new']));
+    const links = (await service.db('issue_issue_categories').whereIn('issue_id', stored.map((r) => r.id)).count({ n: '*' }).first()) as { n: number | string };
+    expect(Number(links.n)).to.equal(666 * 2);
+    const logged = (await service.db('state_changes').where({ resource: 'issue/issue' }).whereIn('record_id', stored.map((r) => r.id)).count({ n: '*' }).first()) as { n: number | string };
+    expect(Number(logged.n)).to.equal(1000);
+    // served as the API serves a created issue
+    const detail = (await admin.get(`/api/issue/issue/${stored[1]!.id}`)).body;
+    expect(detail).to.include({ title: 'row 1', tracker: tracker.id, state: 'new' });
+    expect(detail.categories).to.deep.equal(categories.map((c) => c.id).sort((a, b) => a - b));
+  });
+});

@@ -30,6 +30,7 @@ import { isObject, normaliseBody, type Validated } from './body.js';
 import { BatchStatement, type BatchInput } from './batch-statement.js';
 import { filtersOf, type Filter } from './filters.js';
 import { WriteHooks, type Write } from './hooks.js';
+import { createMany } from './create-many.js';
 import type { OrderColumn } from './keyset.js';
 import { listQuery, type ListHead, type PageLinks } from './list-page.js';
 import { orderableColumns, planList } from './list-plan.js';
@@ -258,6 +259,21 @@ export class ResourceService {
         return this.hooksAfter(trx, hooks, id, json);
       }),
     );
+  }
+
+  /**
+   * Creates `bodies` in `trx` with a statement per shape of row, where no record needs the
+   * process's checks (escalation, grants, scopes, hooks, field permissions): true when all were
+   * written. False when any would be refused or needs those checks; the caller then rolls back
+   * and creates them one at a time (imports).
+   */
+  async createMany(trx: Knex.Transaction, user: Principal, bodies: readonly Record<string, unknown>[]): Promise<boolean> {
+    const { privileges, grants } = this.guarded(user);
+    if (privileges || grants || this.scoped || this.hooked) return false;
+    const { unwritable } = fieldMask(this.resource, user);
+    const inputs = bodies.map((body) => this.validate(body, 'create'));
+    if (inputs.some(({ values }) => [...unwritable.keys()].some((name) => name in values))) return false;
+    return createMany(this.statements, trx, user, inputs);
   }
 
   /** A hooked write's hooks, validate and beforeWrite run on every error a dry run of the statement finds (404, 403, 412 answered before). */

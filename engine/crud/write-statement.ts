@@ -364,7 +364,7 @@ export class StatementWrites {
   /** Select lists of written records, by which links the write sets. */
   private readonly lists = new Map<string, string>();
 
-  constructor(private readonly resource: Resource) {
+  constructor(readonly resource: Resource) {
     this.orderRules = resource.rules.filter((r) => r.kind === 'order');
     this.references = new Set([...resource.foreignKeys, ...resource.manyToMany].map((r) => r.writeName));
     this.diagnosed = new Set([...this.references, ...stateFields(resource).map((f) => f.name)]);
@@ -387,6 +387,14 @@ export class StatementWrites {
     const all = errors.with(referenceErrors(this.resource, sent, diagnostics, errors), checked);
     this.checkRules(all, values, undefined, diagnostics, false);
     this.refuse(all);
+  }
+
+  /** Whether a create of `values` passes the checks the process makes (states, order). */
+  createsInOrder(values: Values): boolean {
+    const checked = new FieldErrorCollector();
+    checkStates({ errors: checked, existing: undefined }, this.resource, values);
+    for (const rule of this.orderRules) checkOrder({ errors: checked, existing: undefined }, this.resource, rule, values);
+    return !checked.has();
   }
 
   /**
@@ -520,7 +528,8 @@ export class StatementWrites {
     c.errors.throwIfAny();
   }
 
-  private async write(user: Principal, values: Values, update: boolean, refused = false, dryRun = false): Promise<Write> {
+  /** What the statements write for `values`: the stored row and the links' sorted ids. */
+  async write(user: Principal, values: Values, update: boolean, refused = false, dryRun = false): Promise<Write> {
     const row = { ...(await rowValues(this.resource, values)), ...(update ? {} : { created_by: user.id }) };
     const links = this.resource.manyToMany
       .filter((m) => m.writeName in values)
@@ -536,12 +545,12 @@ export class StatementWrites {
   }
 
   /** The statement's one row: the record's JSON, or its diagnostics. */
-  private async answer(db: Db, sql: Fragment): Promise<Answer | undefined> {
+  async answer(db: Db, sql: Fragment): Promise<Answer | undefined> {
     return rowsOf(await prepared(db, sql))[0] as Answer | undefined;
   }
 
   /** `write`'s answer, database failures mapped to API errors (`deleting` names what a delete removes). */
-  private async attempt<T>(write: () => Promise<T>, deleting?: string): Promise<T> {
+  async attempt<T>(write: () => Promise<T>, deleting?: string): Promise<T> {
     try {
       return await write();
     } catch (err) {

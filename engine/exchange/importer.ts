@@ -2,6 +2,8 @@
  * An import of a sheet's rows into one resource, all or nothing: one transaction, each row written
  * through the service's own create or update (the API's validation, field permissions, references,
  * states, rules and hooks), so a row is refused exactly as the same body sent to the API would be.
+ * A chunk of new records is created with a statement per shape of row where nothing needs the
+ * process's checks, and one at a time (the same path as the API's) when any row is refused.
  * Every row is tried even after one is refused, so the answer lists every error (`{row, field,
  * messages}`); then nothing is kept. A dry run is the same run rolled back at its end.
  *
@@ -114,10 +116,19 @@ export class Importer {
     return result;
   }
 
-  /** Writes one chunk under a savepoint; a refusal that aborts the transaction rolls back to it and writes the chunk's good rows again. */
+  /**
+   * Writes one chunk under a savepoint: at once when every row creates a record and no error has
+   * been met (the service's createMany); else, or when that refuses any row, one row at a time,
+   * which words each refusal. A refusal that aborts the transaction rolls back to the savepoint and
+   * writes the chunk's good rows again.
+   */
   private async chunk(trx: Knex.Transaction, user: Principal, options: ImportOptions, rows: readonly Body[], result: ImportResult, errors: RowError[]): Promise<void> {
     await trx.raw('savepoint w_import');
     const known = await this.knownKeys(trx, options, rows);
+    if (errors.length === 0 && (await this.createdAtOnce(trx, user, options, rows, known))) {
+      result.created += rows.length;
+      return void (await trx.raw('release savepoint w_import'));
+    }
     const written: Body[] = [];
     for (const row of rows) {
       try {
@@ -134,6 +145,20 @@ export class Importer {
       }
     }
     await trx.raw('release savepoint w_import');
+  }
+
+  /** Whether the chunk's rows, all creates, were written at once; if not, nothing of them is (rolled back to the savepoint). */
+  private async createdAtOnce(trx: Knex.Transaction, user: Principal, options: ImportOptions, rows: readonly Body[], known: Map<string, number>): Promise<boolean> {
+    if (options.mode === 'update') return false;
+    try {
+      if (rows.some(({ body }) => this.existing(options.key, body, known) !== undefined)) return false;
+      if (await this.service.createMany(trx, user, rows.map(({ body }) => withoutId(body)))) return true;
+    } catch (err) {
+      // a malformed key, a unique index, a value the database refused: the rows one at a time say which
+      if (!(err instanceof ApiError)) throw err;
+    }
+    await trx.raw('rollback to savepoint w_import');
+    return false;
   }
 
   /** For an update or upsert by `remote_key`: the ids of the chunk's keys that exist. */
