@@ -102,9 +102,9 @@ describe('bulk writer', () => {
     expect(errors).to.deep.equal({ '1.category_ids': [`Category ${foreign.id} does not belong to tracker ${tracker.id}.`] });
   });
 
-  it('refuses a foreign key to nothing', async () => {
+  it('refuses a foreign key to nothing, naming the record', async () => {
     const errors = await refusal('issue/issue', 'issue_issue', [{ body: { tracker_id: 2147483647, title: 'Orphan' } }]);
-    expect(errors).to.deep.equal({ tracker_id: ['Invalid pk "2147483647" - object does not exist.'] });
+    expect(errors).to.deep.equal({ '0.tracker_id': ['Invalid pk "2147483647" - object does not exist.'] });
   });
 
   it('refuses periods of one resource that overlap within the batch', async () => {

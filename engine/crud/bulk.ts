@@ -1,13 +1,14 @@
 /**
- * Many new records of one resource at once, set-based, for the seed and later imports: one
- * transaction per batch and a fixed handful of statements whatever its size (ids drawn from the
- * sequence, then rows, links and state-log rows each inserted from one JSON parameter), where
- * the API spends several round trips per record.
+ * Many new records of one resource at once, set-based, for the seed: one transaction per batch
+ * and a fixed handful of statements whatever its size (ids drawn from the sequence, then the
+ * records with their links in one statement per shape of row, the imports' (create-many.ts), then
+ * the state log's rows from one JSON parameter), where the API spends a round trip per record.
  *
  * The records are held to the declaration as the API holds them: each body passes the API's own
  * validation (shape, permission names), its initial state and state walk the declared lifecycle,
- * and its order rules; the database enforces foreign keys, enums and unique fields; links that
- * must share a parent and periods that must not overlap are checked over the batch. The
+ * and its order rules; the statement diagnoses references (they exist, links share the declared
+ * parent) with the single create's SQL and messages; the database enforces enums and unique
+ * fields; periods that must not overlap are checked over the batch. The
  * resource's hooks run per record (their queries then count per record), as creates.
  * Callers are trusted: no permission, visibility or escalation checks are made, and hooks read
  * every record. Its writes are neither audited nor sent to webhooks (the seed's demo data is no change anyone made).
@@ -16,18 +17,18 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { FieldErrorCollector, ValidationError, type FieldErrors } from '../errors.js';
 import type { RecordRule } from '../declare/index.js';
-import { findField, findForeignKey, type Resource } from '../registry/resource.js';
+import { findField, type Resource } from '../registry/resource.js';
 import { withoutIndexes } from '../storage/bulk-load.js';
 import { q } from '../storage/sql.js';
 import { withoutCapture } from '../audit/actor.js';
 import { overlaps, overlapSql, type Overlap } from '../write/no-overlap.js';
-import { strayLink, straysSql } from '../write/shared-parent.js';
 import { checkOrder } from '../write/order.js';
 import { checkStates, type StateMove } from '../write/state.js';
 import type { Values } from './body.js';
 import { rowsOf } from './rows.js';
 import type { ResourceService } from './service.js';
-import { insertJson, linkRows, moveRows, rowValues } from './store.js';
+import { insertJson, moveRows } from './store.js';
+import { drawIds, writeMany } from './create-many.js';
 
 export interface NewRecord {
   /** A create body, as the API accepts it. */
@@ -154,14 +155,12 @@ export class BulkWriter {
         await h.validate();
         await h.beforeWrite();
       });
-      // ids drawn up front, so links and log rows need no answer from the row insert
-      const drawn = await trx.raw(`select nextval(pg_get_serial_sequence(?, 'id'))::int as id from generate_series(1, ?)`, [q(this.resource.table), records.length]);
-      const ids = (rowsOf(drawn) as { id: number }[]).map((r) => r.id);
-      const rows = await Promise.all(checked.map(async (c, i) => ({ id: ids[i]!, created_by: user.id, ...(await rowValues(this.resource, c.values)) })));
-      await insertJson(trx, this.resource.table, rows);
-      for (const m of this.resource.manyToMany) await insertJson(trx, m.spec.table, checked.flatMap((c, i) => (m.writeName in c.values ? linkRows(m, ids[i]!, c.values) : [])));
+      // ids drawn up front, in the records' order; rows, links and reference checks in one statement per shape (create-many.ts)
+      const ids = await drawIds(trx, this.resource, records.length);
+      const refused = await writeMany(this.service.statements, trx, user, checked.map((c) => c.values), ids, false);
+      if (refused) throw recordError(refused.index, refused.errors);
+      // the walked moves, which the statement's log of initial states would not hold
       await insertJson(trx, 'state_changes', checked.flatMap((c, i) => moveRows(this.resource, ids[i]!, c.moves, user)));
-      await this.checkLinks(trx, ids);
       for (const rule of this.resource.rules) if (rule.kind === 'noOverlap') await this.checkNoOverlap(trx, rule, ids);
       await perRecord(hooks, (h, i) => h.afterWrite(ids[i]!));
       return ids;
@@ -184,24 +183,6 @@ export class BulkWriter {
     for (const rule of this.resource.rules) if (rule.kind === 'order') checkOrder({ errors, existing: undefined }, this.resource, rule, values);
     if (errors.has()) throw recordError(index, errors.errors);
     return { values, moves };
-  }
-
-  /** Linked records share the declared parent with the record that links them (the rule's SQL, engine/write/shared-parent.ts). */
-  private async checkLinks(trx: Knex.Transaction, ids: number[]): Promise<void> {
-    for (const m of this.resource.manyToMany) {
-      const same = m.spec.sameParent;
-      if (!same) continue;
-      const parent = `s.${q(findForeignKey(this.resource, same.local)!.column)}`;
-      const [bad] = rowsOf(
-        await trx.raw(
-          `select l.${q(m.spec.sourceColumn)} as id, l.${q(m.spec.targetColumn)} as target, ${parent} as parent from ${q(m.spec.table)} l
-           join ${q(this.resource.table)} s on s.id = l.${q(m.spec.sourceColumn)} join ${q(m.target.table)} t on t.id = l.${q(m.spec.targetColumn)}
-           where l.${q(m.spec.sourceColumn)} in (${IDS}) and ${straysSql(m, 't', parent)} order by 1, 2 limit 1`,
-          [JSON.stringify(ids)],
-        ),
-      );
-      if (bad) throw recordError(ids.indexOf(bad.id as number), { [m.writeName]: [strayLink(m, { target: bad.target, parent: bad.parent })] });
-    }
   }
 
   /** No two periods of one scope overlap (the rule's SQL, engine/write/no-overlap.ts, for each new record). */
