@@ -1,7 +1,7 @@
 // The admin app: sign-in, navigation by module and resource, and the screens, all drawn from
 // /app/metadata.json (the declarations) and the user's permissions from /api/auth/me. Screens live
 // in the URL's hash: `#/` (the dashboard), `#/tokens` (API tokens), `#/trash` (deleted records),
-// `#/r/<resource>` (list), `…/new`, `…/<id>` (a record).
+// `#/r/<resource>` (list), `…/new`, `…/<id>` (a record; `?tab=history` its history tab).
 import { api, errorText } from './api.js';
 import { dashboardScreen } from './dashboard.js';
 import './files.js';
@@ -120,7 +120,7 @@ async function screen(r) {
   if (!resource) return [h('h1', { tabindex: -1 }, t('notFound')), h('p', {}, t('noResource', { key: r.key }))];
   if (!app.can(r.key, 'view')) return [h('h1', { tabindex: -1 }, navTitle(resource)), h('p', { class: 'error' }, t('forbidden'))];
   if (r.creating) return createScreen(resource, app);
-  if (r.id) return recordScreen(resource, r.id, app);
+  if (r.id) return recordScreen(resource, r.id, app, r.query);
   return listScreen(resource, r.query, app);
 }
 

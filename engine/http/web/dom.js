@@ -48,7 +48,8 @@ export function relatedLink(target, value, canView) {
   if (value === null || value === undefined) return '—';
   const record = typeof value === 'object' ? value : { id: value };
   const name = typeof value === 'object' ? recordLabel(target, record) : `#${value}`;
-  return canView ? h('a', { href: `#/r/${target.key}/${record.id}` }, name) : h('span', {}, name);
+  // the id on hover, where the name hides it
+  return canView ? h('a', { href: `#/r/${target.key}/${record.id}`, title: `#${record.id}` }, name) : h('span', { title: `#${record.id}` }, name);
 }
 
 /** An enum or state value by its declared name, the raw value on hover (and for tests, in `data-raw`). */

@@ -1,11 +1,13 @@
-// A record's versions (GET {resource}/{id}/history), folded until opened: who wrote each and when,
-// the differences between any two of them field by field, and a button that writes a version back
+// A record's history tab (GET {resource}/{id}/history, asked when the tab is first shown): its
+// versions, newest first, with who wrote each and when; the differences between a version and the
+// one before it (or any two) field by field, relations named by their records and choices by their
+// names as elsewhere in the app, the raw value on hover; and a button that writes a version back
 // (POST …/history/{version}/restore, checked as a PATCH is; the restore is a new version).
 import { api, errorText } from './api.js';
 import { h, labelOf, say, valueShown } from './dom.js';
 import { lang, t } from './i18n.js';
-import { userShown, usersById } from './names.js';
-import { registerPanel } from './record-panels.js';
+import { recordsById, USER_RESOURCE, userShown } from './names.js';
+import { recordHash, registerTab } from './record-panels.js';
 
 /** The key a version's `values` gives a field under: its column (its name), `x_id`, `x_ids`. */
 const valueKey = (field) => (field.kind === 'field' ? field.name : field.writeName);
@@ -14,11 +16,35 @@ const when = (version) => new Date(version.at).toLocaleString(lang);
 
 const same = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
+/**
+ * Resource key → id → record, for the users who wrote the versions and every record their
+ * relations name: those served with the record (`expand`), the others looked up once each.
+ */
+async function namedRecords(meta, record, versions, app) {
+  const byTarget = new Map([[USER_RESOURCE, { ids: versions.map((v) => v.user), known: [] }]]);
+  for (const field of meta.fields.filter((f) => f.kind !== 'field')) {
+    const wanted = byTarget.get(field.target) ?? { ids: [], known: [] };
+    wanted.known.push(...[record[field.name]].flat().filter((v) => v !== null && typeof v === 'object'));
+    wanted.ids.push(...versions.flatMap((v) => [v.values[valueKey(field)]].flat()));
+    byTarget.set(field.target, wanted);
+  }
+  return new Map(await Promise.all([...byTarget].map(async ([key, { ids, known }]) => [key, await recordsById(app, key, ids, known)])));
+}
+
+/** A version's value of `field` as valueShown takes it: related ids as their records where known. */
+function valueOf(field, version, named) {
+  const value = version.values[valueKey(field)];
+  if (field.kind === 'field' || value === null || value === undefined) return value;
+  const records = named.get(field.target);
+  const record = (id) => records.get(id) ?? id;
+  return Array.isArray(value) ? value.map(record) : record(value);
+}
+
 /** The fields whose values differ between `older` and `newer`, as a table; the fields the user may see only. */
-function differences(meta, older, newer, app) {
+function differences(meta, older, newer, named, app) {
   const changed = meta.fields.filter((f) => valueKey(f) in older.values || valueKey(f) in newer.values).filter((f) => !same(older.values[valueKey(f)], newer.values[valueKey(f)]));
   if (!changed.length) return h('p', { class: 'no-differences' }, t('noDifferences'));
-  const cell = (field, version) => h('td', {}, valueShown(field, version.values[valueKey(field)], app));
+  const cell = (field, version) => h('td', {}, valueShown(field, valueOf(field, version, named), app));
   return h(
     'div',
     { class: 'table-wrap' },
@@ -33,12 +59,12 @@ function differences(meta, older, newer, app) {
 }
 
 /** Two choosers (older, newer) and their differences, redrawn on every choice. */
-function comparison(meta, versions, app) {
+function comparison(meta, versions, named, app) {
   const options = (selected) => versions.map((v, i) => h('option', { value: String(i), selected: i === selected }, `${when(v)}${i === 0 ? ` (${t('current')})` : ''}`));
   const older = h('select', { id: 'compare-older' }, options(Math.min(1, versions.length - 1)));
   const newer = h('select', { id: 'compare-newer' }, options(0));
   const shown = h('div', { class: 'diff-view', 'aria-live': 'polite' });
-  const draw = () => shown.replaceChildren(differences(meta, versions[Number(older.value)], versions[Number(newer.value)], app));
+  const draw = () => shown.replaceChildren(differences(meta, versions[Number(older.value)], versions[Number(newer.value)], named, app));
   older.addEventListener('change', draw);
   newer.addEventListener('change', draw);
   draw();
@@ -61,7 +87,7 @@ function comparison(meta, versions, app) {
 async function restore(meta, record, version, app) {
   if (!confirm(t('restoreVersionAsk', { when: when(version) }))) return;
   const res = await api('POST', `${meta.path}/${record.id}/history/${version.version}/restore`, {});
-  if (res.status === 200) return app.go(`#/r/${meta.key}/${record.id}`, t('restoredVersion', { when: when(version) }));
+  if (res.status === 200) return app.go(recordHash(meta, record.id, 'history'), t('restoredVersion', { when: when(version) }));
   say(errorText(res.data));
 }
 
@@ -70,9 +96,10 @@ async function versionsBody(meta, record, app) {
   if (res.status !== 200) return [h('p', { class: 'error' }, errorText(res.data))];
   const versions = res.data;
   if (!versions.length) return [h('p', {}, t('noVersions'))];
-  const users = await usersById(app, versions.map((v) => v.user));
+  const named = await namedRecords(meta, record, versions, app);
+  const users = named.get(USER_RESOURCE);
   const mayRestore = app.can(meta.key, 'change');
-  const compare = comparison(meta, versions, app);
+  const compare = comparison(meta, versions, named, app);
   const row = (v, i) =>
     h(
       'tr',
@@ -103,19 +130,4 @@ async function versionsBody(meta, record, app) {
   ];
 }
 
-registerPanel({
-  id: 'history',
-  place: 'after',
-  applies: () => true,
-  render(meta, record, app) {
-    const body = h('div', { class: 'related-body' });
-    const section = h('details', { class: 'related record-history' }, h('summary', {}, t('versions')), body);
-    let loaded = false;
-    section.addEventListener('toggle', async () => {
-      if (!section.open || loaded) return;
-      loaded = true;
-      body.replaceChildren(...(await versionsBody(meta, record, app)));
-    });
-    return h('section', { class: 'related-lists', 'aria-label': t('versions') }, section);
-  },
-});
+registerTab({ id: 'history', applies: () => true, label: () => t('history'), render: versionsBody });

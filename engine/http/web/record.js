@@ -1,16 +1,18 @@
 // A record's screen (and the create screen): the form built from the declaration, relations named
 // by their records (one request, through `expand`), server validation errors beside their fields,
-// state moves as buttons with the transition history, and the panels and actions registered in
-// record-panels.js (related lists, versions, delete). Actions the user's permissions do not allow are not offered.
+// state moves as buttons with the transition history, and the panels, actions and tabs registered
+// in record-panels.js (related lists, delete, the history tab). The record and the other tabs are
+// tabs of the screen; the hash's `?tab=` says which is shown. Actions the user's permissions do not allow are not offered.
 import { api, errorText } from './api.js';
 import { choiceShown, choiceText, h, labelOf, recordName, say, shortTitle, shown, titleInSentence, valueShown } from './dom.js';
 import { EMPTY, fieldControl } from './fields.js';
 import { lang, t } from './i18n.js';
 import { expandOf } from './list.js';
 import { userShown, usersById } from './names.js';
-import { actionsOf, panelsOf, registerAction, registerPanel } from './record-panels.js';
+import { actionsOf, panelsOf, recordHash, registerAction, registerPanel, tabsOf } from './record-panels.js';
 import { holdersOf } from './related.js';
-// registers the versions panel, after the related lists
+import { tabView } from './tabs.js';
+// registers the history tab
 import './history.js';
 
 /** The form's controls for the fields a user may send, and the read-only fields shown beside them. */
@@ -162,19 +164,34 @@ async function recordFacts(record, app) {
   );
 }
 
-export async function recordScreen(meta, id, app) {
-  const expand = expandOf(meta, meta.fields.map((f) => f.name));
-  const res = await api('GET', `${meta.path}/${id}${expand ? `?expand=${expand}` : ''}`);
-  if (res.status !== 200) return [h('h1', { tabindex: -1 }, shortTitle(meta)), h('p', { class: 'error' }, errorText(res.data))];
-  const record = res.data;
-  const [facts, before, after] = await Promise.all([recordFacts(record, app), panelsOf('before', meta, record, app), panelsOf('after', meta, record, app)]);
+/** The record tab: the panels before the form, the form, its actions, the panels after it. */
+async function recordTab(meta, record, app) {
+  const [before, after] = await Promise.all([panelsOf('before', meta, record, app), panelsOf('after', meta, record, app)]);
   const actions = actionsOf(meta, record, app);
   return [
-    h('h1', { tabindex: -1 }, `${shortTitle(meta)} ${recordName(meta, record)}`),
-    facts,
     ...before,
     recordForm(meta, record, app, false),
     actions.length ? h('div', { class: 'actions record-actions' }, actions.map((a) => h('button', { type: 'button', id: a.id, class: a.danger ? 'danger' : undefined, onclick: () => a.run(meta, record, app) }, a.label(meta, record)))) : null,
     ...after,
   ];
+}
+
+export async function recordScreen(meta, id, app, query) {
+  const expand = expandOf(meta, meta.fields.map((f) => f.name));
+  const res = await api('GET', `${meta.path}/${id}${expand ? `?expand=${expand}` : ''}`);
+  if (res.status !== 200) return [h('h1', { tabindex: -1 }, shortTitle(meta)), h('p', { class: 'error' }, errorText(res.data))];
+  const record = res.data;
+  const name = `${shortTitle(meta)} ${recordName(meta, record)}`;
+  const tabs = [{ id: 'record', label: () => t('record'), render: recordTab }, ...tabsOf(meta, app)];
+  const [facts, view] = await Promise.all([
+    recordFacts(record, app),
+    tabView({
+      name,
+      tabs: tabs.map((tab) => ({ id: tab.id, label: tab.label(), draw: () => tab.render(meta, record, app) })),
+      chosen: query.get('tab'),
+      // a tab is a view of the screen, not a new one: the URL says which without a new history entry or a redraw
+      onChoose: (tab) => window.history.replaceState(window.history.state, '', recordHash(meta, record.id, tab)),
+    }),
+  ]);
+  return [h('h1', { tabindex: -1 }, name), facts, view];
 }
