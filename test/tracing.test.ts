@@ -86,7 +86,6 @@ describeWithServer('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', 'the pg instrumentat
     const me = await client.get('/api/auth/me');
     expect(me.status, me.text).to.equal(200);
     const tracker = await created(client, '/api/issue/tracker', { title: unique('traced') });
-    // a detail: a list's rows are streamed (pg-query-stream), which the pg instrumentation makes no span of
     const res = await client.get(`/api/issue/tracker/${tracker.id}`, { headers: { traceparent: `00-${traceId}-${parentId}-01`, 'X-Request-Id': requestId } });
     expect(res.status, res.text).to.equal(200);
 
@@ -105,6 +104,23 @@ describeWithServer('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', 'the pg instrumentat
     }
     // Koa's middleware spans sit between them
     expect(receiver.spans.filter((s) => s.traceId === traceId && s.scope === '@opentelemetry/instrumentation-koa')).not.to.be.empty;
+  });
+
+  it('a list request: its streamed main read is a client span of its own under the server span, as the pg instrumentation shapes one', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const title = unique('streamed');
+    await created(client, '/api/issue/tracker', { title });
+    const res = await client.get(`/api/issue/tracker?search=${title}`, { headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` } });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.map((t: { title: string }) => t.title)).to.deep.equal([title]);
+    const server = await until('the server span', () => receiver.spans.find((s) => s.traceId === traceId && s.kind === SPAN_KIND.server));
+    const streamed = await until('the list statement\'s span', () => receiver.spans.find((s) => s.traceId === traceId && s.attributes['bms.streamed'] === true));
+    expect(streamed).to.include({ name: 'pg.query:SELECT', kind: SPAN_KIND.client });
+    expect(streamed.attributes['db.system']).to.equal('postgresql');
+    expect(String(streamed.attributes['db.statement'])).to.match(/from "issue_tracker"/);
+    // the text with its placeholders, never the values
+    expect(String(streamed.attributes['db.statement'])).not.to.include(title);
+    expect(ancestors(streamed, receiver.spans).map((a) => a.spanId)).to.include(server.spanId);
   });
 
   it('a webhook delivery carries a traceparent of its client span (W3C trace context out)', async () => {

@@ -10,6 +10,7 @@ import pg from 'pg';
 import type { Readable } from 'node:stream';
 import type { Fragment } from './sql.js';
 import { BoundedQuery, statementName } from './statements.js';
+import { statementTrace } from '../tracing/hooks.js';
 
 /** Texts are handed on in pieces of about this size. */
 const PIECE_BYTES = 64 * 1024;
@@ -80,7 +81,7 @@ class TextRowsQuery extends BoundedQuery {
   private ended = false;
   private error: unknown;
   /** Called once the statement has ended (or failed) and the connection is free. */
-  onSettled: () => void = () => undefined;
+  onSettled: (error: unknown) => void = () => undefined;
 
   constructor(
     text: string,
@@ -140,7 +141,7 @@ class TextRowsQuery extends BoundedQuery {
     this.socket = undefined;
     if (this.waiting) this.next().then(this.waiting, this.failed);
     this.waiting = this.failed = undefined;
-    this.onSettled();
+    this.onSettled(this.error);
   }
 
   private deliver(piece: string): void {
@@ -184,11 +185,14 @@ type PooledClient = pg.Client & { __knex__disposed?: unknown };
 /** The statement's pieces read straight from a pooled pg connection, which goes back to the pool as soon as the statement ends. */
 function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): TextPieces {
   const { sql, bindings } = db.raw(query.sql, query.bindings as Knex.RawBinding[]).toSQL().toNative();
+  // the pg instrumentation ends a span only on a callback or promise: the statement's own, under the request's
+  const traced = statementTrace(sql);
   return {
     async *[Symbol.asyncIterator]() {
       const client = (await db.client.acquireConnection()) as PooledClient;
       const rows = new TextRowsQuery(sql, statementName(query.sql, query.bindings), [...bindings], client.connection.stream, first);
-      const released = new Promise<void>((resolve) => (rows.onSettled = resolve)).then(() => db.client.releaseConnection(client));
+      const ended = traced?.begin();
+      const released = new Promise<void>((resolve) => (rows.onSettled = (error) => (ended?.(error), resolve()))).then(() => db.client.releaseConnection(client));
       db.client.emit('query', { sql, bindings, method: 'raw', __knexUid: (client as { __knexUid?: string }).__knexUid });
       void client.query(rows);
       try {

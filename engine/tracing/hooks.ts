@@ -10,8 +10,14 @@ export interface RequestAttributes {
   userId: number | undefined;
 }
 
+/** A statement's span: begun when it is sent, ended (with its error, if any) when it settles. */
+export interface StatementTrace {
+  begin(): (error?: unknown) => void;
+}
+
 interface TracingHooks {
   annotateRequest(attributes: RequestAttributes): void;
+  statementTrace(sql: string): StatementTrace | undefined;
   /** Exports the spans still buffered. */
   shutdown(): Promise<void>;
 }
@@ -25,6 +31,15 @@ export function installTracingHooks(installed: TracingHooks): void {
 /** Adds the request's attributes to the server span of the request being answered. */
 export function annotateRequest(attributes: RequestAttributes): void {
   hooks?.annotateRequest(attributes);
+}
+
+/**
+ * A span for statement `sql` (text with placeholders, never values), under the span active now;
+ * undefined when tracing is off or no span is active (a statement outside a request). For what
+ * the pg instrumentation cannot see: a list's rows, read as a stream.
+ */
+export function statementTrace(sql: string): StatementTrace | undefined {
+  return hooks?.statementTrace(sql);
 }
 
 /** Before the process exits: spans still buffered are sent. */

@@ -8,7 +8,7 @@
  * documents them.
  */
 import { register } from 'node:module';
-import { context, trace } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { getRPCMetadata } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -16,7 +16,7 @@ import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
-import { installTracingHooks, type RequestAttributes } from './hooks.js';
+import { installTracingHooks, type RequestAttributes, type StatementTrace } from './hooks.js';
 
 /** Probes and scrapes make no traces: they would drown the requests. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -44,7 +44,7 @@ export async function startTracing(): Promise<void> {
     ],
   });
   sdk.start();
-  installTracingHooks({ annotateRequest, shutdown: () => sdk.shutdown() });
+  installTracingHooks({ annotateRequest, statementTrace, shutdown: () => sdk.shutdown() });
   // the loader has to know the instrumented modules before the service imports them
   await waitForAllMessagesAcknowledged();
 }
@@ -54,4 +54,27 @@ function annotateRequest({ requestId, userId }: RequestAttributes): void {
   const span = getRPCMetadata(context.active())?.span ?? trace.getActiveSpan();
   span?.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
   if (userId !== undefined) span?.setAttribute(USER_ID_ATTRIBUTE, userId);
+}
+
+/**
+ * A streamed statement's client span, shaped as the pg instrumentation's (name, kind, `db.system`,
+ * `db.statement`), under the span active when the list was asked for: its rows are read later,
+ * as the response is written. Like the instrumentation's, none outside a request.
+ */
+function statementTrace(sql: string): StatementTrace | undefined {
+  const parent = context.active();
+  if (!trace.getSpan(parent)) return undefined;
+  return {
+    begin() {
+      const attributes = { 'db.system': 'postgresql', 'db.statement': sql, 'bms.streamed': true };
+      const span = trace.getTracer('bms-api').startSpan('pg.query:SELECT', { kind: SpanKind.CLIENT, attributes }, parent);
+      return (error) => {
+        if (error !== undefined) {
+          span.recordException(error instanceof Error ? error : String(error));
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        }
+        span.end();
+      };
+    },
+  };
 }
