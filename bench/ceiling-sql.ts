@@ -88,11 +88,11 @@ export function detail(id: number, userId: number | null): QueryConfig {
 
 export type ListFilters = Partial<Record<'tracker' | 'state' | 'search', string | number>>;
 
-/** Each filter's condition on parameter `$n`: equality, or (search, an ILIKE pattern) the title containing the word. */
+/** Each filter's condition on parameter `$n`: equality, or (search, an ILIKE pattern) the word in the title or the description, the issue's declared search fields, as the service searches them. */
 const CONDITIONS = {
   tracker: (n: number) => `t.tracker_id = $${n}`,
   state: (n: number) => `t.state = $${n}`,
-  search: (n: number) => `t.title ilike $${n}`,
+  search: (n: number) => `(t.title ilike $${n} or t.description ilike $${n})`,
 };
 
 /** The list under `filters`, ordered by id, as one JSON array. */

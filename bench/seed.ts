@@ -148,7 +148,7 @@ export async function seedBenchData(db: Knex, issues: number): Promise<BenchData
     adminToken: keys.admin,
     viewerToken: keys.viewer,
     writes: { tracker: WRITES_TRACKER, categories: [WRITES_TRACKER, WRITES_TRACKER + TRACKERS] },
-    search: { word: SEARCHED, rows: await one(`select count(*)::int as id from issue_issue where title ilike '%${SEARCHED}%'`) },
+    search: { word: SEARCHED, rows: await one(`select count(*)::int as id from issue_issue where title ilike '%${SEARCHED}%' or description ilike '%${SEARCHED}%'`) },
     filtered: { tracker: FILTERED_TRACKER, state: 'rejected', rows: await one(`select count(*)::int as id from issue_issue where tracker_id = ${FILTERED_TRACKER} and state = 'rejected'`) },
     trackerList: { tracker: LISTED_TRACKER, rows: await one(`select count(*)::int as id from issue_issue where tracker_id = ${LISTED_TRACKER}`) },
     statePool: await ids(`select id from issue_issue where state = 'new' and tracker_id not in (${FILTERED_TRACKER}, ${LISTED_TRACKER}) order by id`),
