@@ -18,14 +18,16 @@ export function httpMetrics(metrics: Metrics) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const socket = ctx.req.socket;
     const writtenBefore = socket.bytesWritten;
-    const timer = metrics.duration.startTimer();
-    metrics.inFlight.inc();
+    const began = performance.now();
+    metrics.inFlight++;
     ctx.res.once('close', () => {
-      metrics.inFlight.dec();
+      metrics.inFlight--;
       const route = routeOf(ctx);
-      timer({ route, method: ctx.method });
-      metrics.requests.inc({ route, method: ctx.method, status: String(ctx.status) });
-      metrics.bytesOut.inc({ route }, Math.max(0, socket.bytesWritten - writtenBefore));
+      const { method } = ctx;
+      const status = String(ctx.status);
+      metrics.duration.observe(metrics.duration.of(`${method} ${route}`, { route, method }), (performance.now() - began) / 1000);
+      metrics.requests.of(`${method} ${status} ${route}`, { route, method, status }).value++;
+      metrics.bytesOut.of(route, { route }).value += Math.max(0, socket.bytesWritten - writtenBefore);
     });
     await next();
   };

@@ -6,7 +6,8 @@
  * the whole database (outbox, queue) are the same in every worker: a cluster reports one worker's
  * value instead of their sum.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { TallyCounter, TallyHistogram } from './tally.js';
 import type { Knex } from 'knex';
 import type { PrincipalCache } from '../auth/principal-cache.js';
 import type { ReadRouting } from '../storage/replicas.js';
@@ -14,6 +15,14 @@ import type { Dispatcher } from '../webhooks/dispatcher.js';
 
 /** Seconds: from a cached detail (~1 ms) to a request at the statement timeout (30 s). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+const STATEMENT_KINDS = ['select', 'insert', 'update', 'delete', 'with', 'other'] as const;
+
+/** A statement's first word, when it is one of STATEMENT_KINDS; else `other`. */
+function statementKind(sql: string): (typeof STATEMENT_KINDS)[number] {
+  const word = /^\s*([a-z]+)/i.exec(sql.slice(0, 24))?.[1]?.toLowerCase();
+  return STATEMENT_KINDS.find((kind) => kind === word) ?? 'other';
+}
 
 /** What the service's parts report; each is optional, so an app without them still has its HTTP metrics. */
 export interface MetricSources {
@@ -46,45 +55,39 @@ function setTotals<L extends string>(counter: Counter<L>, counts: readonly { lab
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by route pattern, method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from a request to the last byte of its answer, by route pattern and method.',
-    labelNames: ['route', 'method'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly bytesOut = new Counter({
-    name: 'http_response_bytes_total',
-    help: 'Bytes sent in answers (headers included), by route pattern.',
-    labelNames: ['route'] as const,
-    registers: [this.registry],
-  });
-  readonly inFlight = new Gauge({ name: 'http_requests_in_flight', help: 'Requests being answered now.', registers: [this.registry] });
-  readonly statements = new Histogram({
-    name: 'db_statement_duration_seconds',
-    help: 'Database statements sent through the pool, by kind (the first word: select, insert, update, delete, with, other).',
-    labelNames: ['kind'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly acquire = new Histogram({
-    name: 'db_pool_acquire_seconds',
-    help: 'Time a query waited for a pooled connection.',
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
+  // the hot paths' metrics: counted as plain numbers, read when scraped (tally.ts)
+  readonly requests = new TallyCounter<'route' | 'method' | 'status'>('http_requests_total', 'HTTP requests answered, by route pattern, method and status.', this.registry);
+  readonly duration = new TallyHistogram<'route' | 'method'>(
+    'http_request_duration_seconds',
+    'Time from a request to the last byte of its answer, by route pattern and method.',
+    this.registry,
+    LATENCY_BUCKETS,
+  );
+  readonly bytesOut = new TallyCounter<'route'>('http_response_bytes_total', 'Bytes sent in answers (headers included), by route pattern.', this.registry);
+  /** Requests being answered now (the gauge reads it when scraped). */
+  inFlight = 0;
+  readonly statements = new TallyHistogram<'kind'>(
+    'db_statement_duration_seconds',
+    'Database statements sent through the pool, by kind (the first word: select, insert, update, delete, with, other).',
+    this.registry,
+    LATENCY_BUCKETS,
+  );
+  readonly acquire = new TallyHistogram<never>('db_pool_acquire_seconds', 'Time a query waited for a pooled connection.', this.registry, LATENCY_BUCKETS);
 
   /** Removes what `watchDatabase` added. */
   private readonly listeners: (() => void)[] = [];
 
   constructor(sources: MetricSources = {}) {
     collectDefaultMetrics({ register: this.registry });
+    const inFlight = () => this.inFlight;
+    new Gauge({
+      name: 'http_requests_in_flight',
+      help: 'Requests being answered now.',
+      registers: [this.registry],
+      collect() {
+        this.set(inFlight());
+      },
+    });
     if (sources.db) this.watchDatabase(sources.db);
     const { reads, principals, dispatcher, jobs, db } = sources;
     if (reads) {
@@ -166,10 +169,12 @@ export class Metrics {
   private watchDatabase(db: Knex): void {
     const pool = (db.client as { pool?: Pool }).pool;
     if (pool) {
-      const waits = new Map<number, () => number>();
-      this.listen(pool, 'acquireRequest', (id: number) => waits.set(id, this.acquire.startTimer()));
+      const waits = new Map<number, number>();
+      const waited = this.acquire.of('', {});
+      this.listen(pool, 'acquireRequest', (id: number) => waits.set(id, performance.now()));
       this.listen(pool, 'acquireSuccess', (id: number) => {
-        waits.get(id)?.();
+        const began = waits.get(id);
+        if (began !== undefined) this.acquire.observe(waited, (performance.now() - began) / 1000);
         waits.delete(id);
       });
       this.listen(pool, 'acquireFail', (id: number) => waits.delete(id));
@@ -193,13 +198,14 @@ export class Metrics {
         },
       });
     }
-    const running = new Map<string, () => number>();
+    const kinds = new Map(STATEMENT_KINDS.map((kind) => [kind, this.statements.of(kind, { kind })]));
+    const running = new Map<string, { began: number; kind: (typeof STATEMENT_KINDS)[number] }>();
     this.listen(db, 'query', (q: { __knexQueryUid: string; sql: string }) => {
-      const kind = /^\s*(select|insert|update|delete|with)\b/i.exec(q.sql)?.[1]?.toLowerCase() ?? 'other';
-      running.set(q.__knexQueryUid, this.statements.startTimer({ kind }));
+      running.set(q.__knexQueryUid, { began: performance.now(), kind: statementKind(q.sql) });
     });
     const done = (_: unknown, q: { __knexQueryUid: string }) => {
-      running.get(q.__knexQueryUid)?.();
+      const r = running.get(q.__knexQueryUid);
+      if (r) this.statements.observe(kinds.get(r.kind)!, (performance.now() - r.began) / 1000);
       running.delete(q.__knexQueryUid);
     };
     this.listen(db, 'query-response', done);
