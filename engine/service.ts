@@ -136,7 +136,7 @@ export async function startService(
     mcpWriteEnabled: config.mcpWriteEnabled,
     metrics,
     reports,
-    files: { store: openBlobStore(files, config.dataDir), maxBytes: files.maxBytes },
+    files: { store: await openBlobStore(files, config.dataDir), maxBytes: files.maxBytes },
     imports: { ...DEFAULT_IMPORTS, ...config.imports },
   });
   const server = http.createServer();

@@ -27,7 +27,7 @@ describe('files in an S3-compatible store', function () {
 
   before(async () => {
     s3 = await startS3Server();
-    store = openBlobStore(
+    store = await openBlobStore(
       { storage: `s3://${s3.bucket}/tests/files`, maxBytes: 1024 * 1024, s3Endpoint: s3.endpoint, s3Region: 'us-east-1', s3Credentials: s3.credentials },
       '/nonexistent',
     );

@@ -219,7 +219,7 @@ async function main(argv: string[], registry: Registry): Promise<number> {
         if (!/^\d{1,6}$/.test(grace)) throw new UsageError(`--grace-minutes takes a whole number of minutes, not "${grace}".`);
         const conn = await open();
         await migrateLatest(conn);
-        const done = await sweepFiles(conn, openBlobStore({ ...DEFAULT_FILES, ...readFileSettings() }, config.dataDir), registry.resources, Number(grace) * 60_000);
+        const done = await sweepFiles(conn, await openBlobStore({ ...DEFAULT_FILES, ...readFileSettings() }, config.dataDir), registry.resources, Number(grace) * 60_000);
         process.stdout.write(`Removed ${done.blobsRemoved} unreferenced files and ${done.tempsRemoved} cut-off uploads; dropped ${done.versionsDropped} versions of deleted records.\n`);
         return 0;
       }

@@ -7,9 +7,9 @@
  */
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import ExcelJS from 'exceljs';
 import { badRequest, DetailError } from '../errors.js';
 import type { Cell } from './columns.js';
+import { loadExcel } from './excel.js';
 import { unescapeFormula } from './formulas.js';
 
 export const CSV_TYPE = 'text/csv';
@@ -59,7 +59,7 @@ function cellOf(value: unknown): Cell {
 }
 
 async function* xlsxRows(bytes: Buffer): AsyncGenerator<SheetRow> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([bytes]), { sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', worksheets: 'emit' });
+  const reader = new (await loadExcel()).stream.xlsx.WorkbookReader(Readable.from([bytes]), { sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', worksheets: 'emit' });
   try {
     for await (const sheet of reader) {
       for await (const row of sheet) {

@@ -5,7 +5,8 @@
  * XLSX one also carries each column's label and description as a note, and the values of choices
  * and yes/no fields as a drop-down list (data validation over a hidden sheet of values).
  */
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
+import { loadExcel, type ExcelJS as Excel } from './excel.js';
 import type { ViewEntry } from '../describe/view.js';
 import { REQUIRED_MARK } from './columns.js';
 import type { SheetFormat } from './sheets.js';
@@ -38,8 +39,8 @@ export function templateColumns(entries: readonly ViewEntry[]): TemplateColumn[]
   ];
 }
 
-function workbookOf(title: string, columns: readonly TemplateColumn[], withHelp: boolean): ExcelJS.Workbook {
-  const book = new ExcelJS.Workbook();
+function workbookOf(excel: Excel, title: string, columns: readonly TemplateColumn[], withHelp: boolean): ExcelJS.Workbook {
+  const book = new excel.Workbook();
   const sheet = book.addWorksheet(title.slice(0, 31).replace(/[[\]*?/\\:]/g, ' '));
   sheet.addRow(columns.map((c) => c.header));
   if (!withHelp) return book;
@@ -72,7 +73,7 @@ function workbookOf(title: string, columns: readonly TemplateColumn[], withHelp:
 /** The template's bytes. */
 export async function templateOf(title: string, entries: readonly ViewEntry[], format: SheetFormat): Promise<Buffer> {
   const columns = templateColumns(entries);
-  const book = workbookOf(title, columns, format === 'xlsx');
+  const book = workbookOf(await loadExcel(), title, columns, format === 'xlsx');
   const bytes = format === 'xlsx' ? await book.xlsx.writeBuffer() : await book.csv.writeBuffer();
   return Buffer.from(bytes as ArrayBuffer);
 }

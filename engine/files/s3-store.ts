@@ -18,20 +18,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { SHA256, type BlobStore, type ByteRange, type StoredEntry, type TempBlob } from './blob-store.js';
-
-export interface S3Location {
-  bucket: string;
-  /** Empty, or ending in `/`. */
-  prefix: string;
-}
-
-/** `s3://bucket/some/prefix` → bucket and `some/prefix/`. */
-export function parseS3Url(url: string): S3Location | undefined {
-  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
-  if (!m) return undefined;
-  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
-  return { bucket: m[1]!, prefix: prefix ? `${prefix}/` : '' };
-}
+import type { S3Location } from './s3-location.js';
 
 const PART_SIZE = 8 * 1024 * 1024;
 
