@@ -2,15 +2,13 @@
  * Lists as CSV (RFC 4180: CRLF line ends, UTF-8, a BOM with `bom=true` for Excel) or XLSX: the same
  * list request (filters, search, ordering, paging, `fields`, visibility, field masks), its records
  * read from the list's stream one piece at a time and written as they come, so an export of any
- * length takes the memory of a few pieces. Quoting is csv-stringify's; the workbook is exceljs's
- * streaming writer.
+ * length takes the memory of a few pieces. Quoting is csv-stringify's; the workbook is
+ * xlsx-writer.ts's.
  */
-import { once } from 'node:events';
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { create as contentDisposition } from 'content-disposition';
 import { stringify } from 'csv-stringify/sync';
-import ExcelJS from 'exceljs';
 import type { Principal } from '../auth/users.js';
 import { fieldMask } from '../access/field-permissions.js';
 import type { ResourceService } from '../crud/service.js';
@@ -19,6 +17,7 @@ import { parseChoice } from '../fields/values.js';
 import { listHeaders } from '../http/list-headers.js';
 import { revealValues } from '../storage/field-encryption.js';
 import { exportColumns, type Cell, type ExportColumn } from './export-columns.js';
+import { xlsxStream, type XlsxValue } from './xlsx-writer.js';
 
 export const EXPORT_TYPES = { csv: 'text/csv', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } as const;
 export type ExportFormat = keyof typeof EXPORT_TYPES;
@@ -61,46 +60,12 @@ async function* csvChunks(rows: Rows, headers: string[], bom: boolean): AsyncGen
   for await (const batch of rows) yield stringify(batch.map((row) => row.map(csvText)), CSV);
 }
 
-const xlsxValue = (cell: Cell): ExcelJS.CellValue => (cell !== null && typeof cell === 'object' ? Number(cell.decimal) : cell);
+const xlsxValue = (cell: Cell): XlsxValue => (cell !== null && typeof cell === 'object' ? Number(cell.decimal) : cell);
 /** Excel's rule for sheet names: at most 31 characters, none of `[]:*?/\`. */
 const sheetName = (title: string): string => title.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31) || 'Export';
 
-/**
- * What resolves once the zip has taken every chunk the sheet has handed on: exceljs's sheet stream
- * (a StreamBuf in batch mode) hands each full 64 kB buffer to the zip with `_pipe`, whose promise
- * resolves when the zip's input accepts it (so not while the zip waits for its reader), and drops it.
- */
-function zipTaken(sheet: ExcelJS.Worksheet): () => Promise<unknown> {
-  const stream = (sheet as unknown as { stream: { _pipe(chunk: unknown): Promise<unknown> } }).stream;
-  const pipe = stream._pipe.bind(stream);
-  let last: Promise<unknown> = Promise.resolve();
-  stream._pipe = (chunk: unknown) => (last = pipe(chunk));
-  return () => last;
-}
-
-/**
- * The workbook as a stream. exceljs's writer does not wait for its reader, so the rows wait instead:
- * after each slice, until the zip has taken what the sheet wrote, which it does as fast as the
- * client reads (or until the client has gone).
- */
-function xlsxBody(rows: Rows, headers: string[], title: string): PassThrough {
-  const out = new PassThrough();
-  const closed = once(out, 'close').catch(() => undefined);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
-  const sheet = workbook.addWorksheet(sheetName(title));
-  const taken = zipTaken(sheet);
-  const write = async () => {
-    sheet.addRow(headers).commit();
-    for await (const batch of rows) {
-      for (const row of batch) sheet.addRow(row.map(xlsxValue)).commit();
-      await Promise.race([taken(), closed]);
-      if (out.destroyed) return;
-    }
-    sheet.commit();
-    await workbook.commit();
-  };
-  write().catch((err: unknown) => out.destroy(err as Error));
-  return out;
+async function* xlsxRows(rows: Rows): AsyncGenerator<XlsxValue[][]> {
+  for await (const batch of rows) yield batch.map((row) => row.map(xlsxValue));
 }
 
 /** Answers the list `query` asks for as a `format` file. */
@@ -121,7 +86,7 @@ export async function sendExport(ctx: Context, service: ResourceService, user: P
   ctx.set('Content-Disposition', contentDisposition(`${service.resource.key.replace(/\//g, '-')}.${format}`));
   ctx.type = format === 'csv' ? `${EXPORT_TYPES.csv}; charset=utf-8; header=present` : EXPORT_TYPES.xlsx;
   // one chunk read ahead: a piece's rows are the most an export holds beside what the socket does
-  const body = format === 'csv' ? Readable.from(csvChunks(rows, headers, bom.value === 'true'), { highWaterMark: 1 }) : xlsxBody(rows, headers, service.resource.title);
+  const body = format === 'csv' ? Readable.from(csvChunks(rows, headers, bom.value === 'true'), { highWaterMark: 1 }) : xlsxStream(sheetName(service.resource.title), headers, xlsxRows(rows));
   // a body never read never starts its generator: its end lets the statement and its connection go in every case
   body.once('close', () => void pieces.return?.());
   ctx.body = body;
