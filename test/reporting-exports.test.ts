@@ -9,7 +9,8 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { inWords } from '../engine/describe/view.js';
 import { loadRegistry } from '../engine/registry/registry.js';
-import { xlsxStream, type XlsxValue } from '../engine/reporting/xlsx-writer.js';
+import type { Cell } from '../engine/reporting/export-columns.js';
+import { xlsxStream } from '../engine/reporting/xlsx-writer.js';
 import { created, makeUser, unique, type TestUser } from './support/fixtures.js';
 import { suite } from './support/hooks.js';
 
@@ -157,7 +158,7 @@ describe('the XLSX writer', () => {
   /** Rows without end, a batch of ten at a time, counting those taken; `ended` once the writer lets them go. */
   function endless() {
     const state = { taken: 0, ended: false };
-    async function* rows(): AsyncGenerator<XlsxValue[][]> {
+    async function* rows(): AsyncGenerator<Cell[][]> {
       try {
         for (;;) {
           yield Array.from({ length: 10 }, () => [++state.taken, `row ${state.taken}`.padEnd(200, '.'), true]);
@@ -189,7 +190,7 @@ describe('the XLSX writer', () => {
   });
 
   it('writes texts XML cannot hold as they read back, dropping what it cannot hold at all', async () => {
-    async function* rows(): AsyncGenerator<XlsxValue[][]> {
+    async function* rows(): AsyncGenerator<Cell[][]> {
       yield [['a & b < c > "d" \'e\'', 'CR\r\nLF\ntab\t', 'bell\u0007 lone \ud800 pair 😀', 1.5, -0, false, null, '']];
     }
     const chunks: Buffer[] = [];

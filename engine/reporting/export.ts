@@ -2,13 +2,10 @@
  * Lists as CSV (RFC 4180: CRLF line ends, UTF-8, a BOM with `bom=true` for Excel) or XLSX: the same
  * list request (filters, search, ordering, paging, `fields`, visibility, field masks), its records
  * read from the list's stream one piece at a time and written as they come, so an export of any
- * length takes the memory of a few pieces. Quoting is csv-stringify's; the workbook is
- * xlsx-writer.ts's.
+ * length takes the memory of a few pieces. The writers are csv-writer.ts and xlsx-writer.ts.
  */
-import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { create as contentDisposition } from 'content-disposition';
-import { stringify } from 'csv-stringify/sync';
 import type { Principal } from '../auth/users.js';
 import { fieldMask } from '../access/field-permissions.js';
 import type { ResourceService } from '../crud/service.js';
@@ -17,7 +14,9 @@ import { parseChoice } from '../fields/values.js';
 import { listHeaders } from '../http/list-headers.js';
 import { revealValues } from '../storage/field-encryption.js';
 import { exportColumns, type Cell, type ExportColumn } from './export-columns.js';
-import { xlsxStream, type XlsxValue } from './xlsx-writer.js';
+import { csvStream } from './csv-writer.js';
+import { recordSlices } from './record-slices.js';
+import { xlsxStream } from './xlsx-writer.js';
 
 export const EXPORT_TYPES = { csv: 'text/csv', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } as const;
 export type ExportFormat = keyof typeof EXPORT_TYPES;
@@ -36,37 +35,19 @@ export function exportFormat(ctx: Context, query: Record<string, string>): Expor
 
 type Rows = AsyncGenerator<Cell[][], void>;
 
-/** Rows formatted and written at once: the most an export holds as cells and text beside the piece it reads. */
-const SLICE_ROWS = 500;
-
 /** The records of the list's pieces (records joined by commas) as rows of cells, a slice of a piece at a time. */
 async function* rowsOf(pieces: AsyncIterator<string, void>, first: IteratorResult<string, void>, columns: readonly ExportColumn[]): Rows {
   try {
     for (let next = first; !next.done; next = await pieces.next()) {
-      const records = JSON.parse(`[${revealValues(next.value)}]`) as Record<string, unknown>[];
-      // a list's head is thousands of records: its rows are written a slice at a time
-      for (let at = 0; at < records.length; at += SLICE_ROWS) yield records.slice(at, at + SLICE_ROWS).map((r) => columns.map((c) => c.cell(r)));
+      for (const slice of recordSlices(revealValues(next.value))) yield (JSON.parse(slice) as Record<string, unknown>[]).map((r) => columns.map((c) => c.cell(r)));
     }
   } finally {
     await pieces.return?.();
   }
 }
 
-const csvText = (cell: Cell): string => (cell === null ? '' : typeof cell === 'object' ? cell.decimal : String(cell));
-const CSV = { record_delimiter: 'windows' } as const;
-
-async function* csvChunks(rows: Rows, headers: string[], bom: boolean): AsyncGenerator<string> {
-  yield stringify([headers], { ...CSV, bom });
-  for await (const batch of rows) yield stringify(batch.map((row) => row.map(csvText)), CSV);
-}
-
-const xlsxValue = (cell: Cell): XlsxValue => (cell !== null && typeof cell === 'object' ? Number(cell.decimal) : cell);
 /** Excel's rule for sheet names: at most 31 characters, none of `[]:*?/\`. */
 const sheetName = (title: string): string => title.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31) || 'Export';
-
-async function* xlsxRows(rows: Rows): AsyncGenerator<XlsxValue[][]> {
-  for await (const batch of rows) yield batch.map((row) => row.map(xlsxValue));
-}
 
 /** Answers the list `query` asks for as a `format` file. */
 export async function sendExport(ctx: Context, service: ResourceService, user: Principal, query: Record<string, string>, format: ExportFormat): Promise<void> {
@@ -85,8 +66,8 @@ export async function sendExport(ctx: Context, service: ResourceService, user: P
   ctx.set(listHeaders(ctx, answer));
   ctx.set('Content-Disposition', contentDisposition(`${service.resource.key.replace(/\//g, '-')}.${format}`));
   ctx.type = format === 'csv' ? `${EXPORT_TYPES.csv}; charset=utf-8; header=present` : EXPORT_TYPES.xlsx;
-  // one chunk read ahead: a piece's rows are the most an export holds beside what the socket does
-  const body = format === 'csv' ? Readable.from(csvChunks(rows, headers, bom.value === 'true'), { highWaterMark: 1 }) : xlsxStream(sheetName(service.resource.title), headers, xlsxRows(rows));
+  // a piece's rows and a chunk or two of bytes are the most an export holds beside what the socket does
+  const body = format === 'csv' ? csvStream(headers, rows, bom.value === 'true') : xlsxStream(sheetName(service.resource.title), headers, rows);
   // a body never read never starts its generator: its end lets the statement and its connection go in every case
   body.once('close', () => void pieces.return?.());
   ctx.body = body;

@@ -3,16 +3,15 @@
  * entry (zip-stream, archiver's zip writer), the rows pulled only as the zip's reader takes its
  * output, so the writer holds one batch and the streams' buffers however long the sheet is.
  *
- * Not exceljs's streaming writer: it builds a Row and Cell objects, a model and its XML per cell
- * (some 25 kB of short-lived objects per exported row, measured on the issue export), and its
- * sheet stream hands the zip its chunks without waiting for them to be taken. At that rate the list's
- * pieces waiting for the writer outlive young-generation collections and are promoted, and the old
- * generation grew by over 100 MiB per 200,000 rows before a full collection took it back.
+ * Not exceljs's streaming writer: it builds Row and Cell objects, a model and XML text per cell
+ * (the issue export allocated some 25 kB per row with it, under 5 kB with this one, see
+ * byte-chunks.ts for why that is memory), and its sheet stream handed the zip its chunks without
+ * waiting for them to be taken.
  */
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import ZipStream from 'zip-stream';
-
-export type XlsxValue = string | number | boolean | null;
+import { byteStream, type ByteChunks, type ByteWriter } from './byte-chunks.js';
+import type { Cell } from './export-columns.js';
 
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const RELATIONSHIPS = 'http://schemas.openxmlformats.org/package/2006/relationships';
@@ -21,12 +20,15 @@ const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 const TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
 
 /** Characters XML 1.0 cannot hold at all (they are dropped, as exceljs does) and lone surrogates. */
-// eslint-disable-next-line no-control-regex -- the control characters are what it finds
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]/gu;
+const NOT_XML = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\ud800-\\udfff\\ufffe\\uffff';
+const DROPPED = new RegExp(`[${NOT_XML}]`, 'gu');
+const ESCAPED = /[&<>"\r]/g;
+/** Whether a text needs either: most do not, and are written as they are, without a copy. */
+const CHANGED = new RegExp(`[&<>"\\r${NOT_XML}]`, 'u');
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\r': '&#13;' };
 
 /** Text as XML character data or an attribute value; a CR as a reference, which a parser keeps (a bare one it reads as LF). */
-const escape = (text: string): string => text.replace(NOT_XML, '').replace(/[&<>"\r]/g, (c) => ESCAPES[c]!);
+const escape = (text: string): string => (CHANGED.test(text) ? text.replace(DROPPED, '').replace(ESCAPED, (c) => ESCAPES[c]!) : text);
 
 /** A column's letters: 0 is A, 25 Z, 26 AA. */
 function columnName(index: number): string {
@@ -35,25 +37,51 @@ function columnName(index: number): string {
   return name;
 }
 
-/** One row's XML; an empty cell (null or empty text) is left out. */
-function rowXml(row: readonly XlsxValue[], number: number, columns: readonly string[]): string {
-  let xml = `<row r="${number}">`;
-  for (const [i, value] of row.entries()) {
-    if (value === null || value === '') continue;
-    const ref = `${columns[i] ?? columnName(i)}${number}`;
-    if (typeof value === 'number') xml += `<c r="${ref}"><v>${value}</v></c>`;
-    else if (typeof value === 'boolean') xml += `<c r="${ref}" t="b"><v>${value ? 1 : 0}</v></c>`;
-    else xml += `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${escape(value)}</t></is></c>`;
-  }
-  return `${xml}</row>`;
+function writeText(out: ByteChunks, text: string): void {
+  out.ascii('" t="inlineStr"><is><t xml:space="preserve">');
+  out.text(escape(text));
+  out.ascii('</t></is></c>');
 }
 
-async function* sheetXml(headers: readonly string[], rows: AsyncIterable<readonly XlsxValue[][]>): AsyncGenerator<string> {
+/** A number as a number; NaN or an infinity (a decimal can be either) as its text, which a workbook cannot hold as a number. */
+function writeNumber(out: ByteChunks, value: number): void {
+  if (!Number.isFinite(value)) return writeText(out, String(value));
+  out.ascii('"><v>');
+  out.ascii(String(value));
+  out.ascii('</v></c>');
+}
+
+/** The headers, then the rows, numbered from 1, their cells given their references; an empty cell (null or empty text) is left out. */
+function sheetWriter(headers: readonly string[]): ByteWriter<readonly Cell[]> {
   const columns = headers.map((_, i) => columnName(i));
-  let number = 1;
-  yield `${XML}<worksheet xmlns="${MAIN}"><sheetData>${rowXml(headers, number++, columns)}`;
-  for await (const batch of rows) yield batch.map((row) => rowXml(row, number++, columns)).join('');
-  yield '</sheetData></worksheet>';
+  let number = 0;
+  const writeRow = (out: ByteChunks, row: readonly Cell[]): void => {
+    const r = String(++number);
+    out.ascii('<row r="');
+    out.ascii(r);
+    out.ascii('">');
+    // indexed: entries() would make a pair per cell
+    for (let i = 0; i < row.length; i++) {
+      const value = row[i]!;
+      if (value === null || value === '') continue;
+      out.ascii('<c r="');
+      out.ascii(columns[i] ?? columnName(i));
+      out.ascii(r);
+      if (typeof value === 'number') writeNumber(out, value);
+      else if (typeof value === 'boolean') out.ascii(value ? '" t="b"><v>1</v></c>' : '" t="b"><v>0</v></c>');
+      else if (typeof value === 'object') writeNumber(out, Number(value.decimal));
+      else writeText(out, value);
+    }
+    out.ascii('</row>');
+  };
+  return {
+    head(out) {
+      out.ascii(`${XML}<worksheet xmlns="${MAIN}"><sheetData>`);
+      writeRow(out, headers);
+    },
+    row: writeRow,
+    tail: (out) => out.ascii('</sheetData></worksheet>'),
+  };
 }
 
 /** The parts around the sheet: content types, relationships, the workbook naming its sheet, and the styles Excel expects. */
@@ -85,13 +113,12 @@ function packageParts(sheetName: string): [name: string, xml: string][] {
 }
 
 /**
- * The workbook: `headers` as its first row, then `rows` as they come. A failing `rows` destroys the
+ * The workbook: `headers` as its first row, then `rows` as they come (decimals as numbers). A failing `rows` destroys the
  * stream with its error; a stream destroyed before its end (its client gone) ends `rows` too.
  */
-export function xlsxStream(sheetName: string, headers: readonly string[], rows: AsyncIterable<readonly XlsxValue[][]>): Readable {
+export function xlsxStream(sheetName: string, headers: readonly string[], rows: AsyncIterable<readonly Cell[][]>): Readable {
   const zip = new ZipStream();
-  // bytes, not objects: the sheet's stream buffers one chunk ahead of the zip, not sixteen
-  const sheet = Readable.from(sheetXml(headers, rows), { objectMode: false });
+  const sheet = byteStream(rows, sheetWriter(headers));
   sheet.once('error', (err) => zip.destroy(err));
   zip.once('close', () => sheet.destroy());
   const files: [string, string | Readable][] = [...packageParts(sheetName), ['xl/worksheets/sheet1.xml', sheet]];
