@@ -10,6 +10,7 @@ import ExcelJS from 'exceljs';
 import { inWords } from '../engine/describe/view.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import type { Cell } from '../engine/reporting/export-columns.js';
+import { recordSlices } from '../engine/reporting/record-slices.js';
 import { xlsxStream } from '../engine/reporting/xlsx-writer.js';
 import { created, makeUser, unique, type TestUser } from './support/fixtures.js';
 import { suite } from './support/hooks.js';
@@ -210,5 +211,16 @@ describe('the XLSX writer', () => {
       null,
       null,
     ]);
+  });
+});
+
+describe('a list piece cut into slices', () => {
+  it('cuts a long piece between records, whatever braces, quotes and escapes their texts hold', () => {
+    const records = Array.from({ length: 3000 }, (_, id) => ({ id, text: `x}],{"\\\\"${'}'.repeat(id % 5)}`, nested: { list: [1, { end: '}]' }] }, empty: [] }));
+    const piece = records.map((r) => JSON.stringify(r)).join(',');
+    const slices = [...recordSlices(piece)];
+    expect(slices.length, 'more than one slice').to.be.above(1);
+    expect(slices.flatMap((s) => JSON.parse(s) as unknown[])).to.deep.equal(records);
+    expect([...recordSlices('')]).to.deep.equal(['[]']);
   });
 });
