@@ -9,6 +9,9 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { inWords } from '../engine/describe/view.js';
 import { loadRegistry } from '../engine/registry/registry.js';
+import type { Cell } from '../engine/reporting/export-columns.js';
+import { recordSlices } from '../engine/reporting/record-slices.js';
+import { xlsxStream } from '../engine/reporting/xlsx-writer.js';
 import { created, makeUser, unique, type TestUser } from './support/fixtures.js';
 import { suite } from './support/hooks.js';
 
@@ -149,5 +152,75 @@ describe('list exports', function () {
       for (const label of guarded) expect(masked, `${format}: ${label}`).to.not.have.property(label);
       expect(masked!.Id).to.equal(format === 'csv' ? String(employee.id) : employee.id);
     }
+  });
+});
+
+describe('the XLSX writer', () => {
+  /** Rows without end, a batch of ten at a time, counting those taken; `ended` once the writer lets them go. */
+  function endless() {
+    const state = { taken: 0, ended: false };
+    async function* rows(): AsyncGenerator<Cell[][]> {
+      try {
+        for (;;) {
+          yield Array.from({ length: 10 }, () => [++state.taken, `row ${state.taken}`.padEnd(200, '.'), true]);
+          await new Promise(setImmediate);
+        }
+      } finally {
+        state.ended = true;
+      }
+    }
+    return { state, stream: xlsxStream('Endless', ['n', 'text', 'flag'], rows()) };
+  }
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+
+  it('takes rows only as its reader takes the workbook, and lets them go when destroyed', async () => {
+    const { state, stream } = endless();
+    await settle();
+    const unread = state.taken;
+    await settle();
+    // it stopped where the streams' buffers were full (some 16 kB of deflated output beyond each one's input)
+    expect(state.taken, 'rows taken while nothing reads').to.equal(unread).and.to.be.below(20_000);
+    let bytes = 0;
+    stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    await settle();
+    expect(state.taken, 'rows taken once read').to.be.above(unread + 1000);
+    expect(bytes).to.be.above(0);
+    stream.destroy();
+    await settle();
+    expect(state.ended, 'the rows ended with the stream').to.equal(true);
+  });
+
+  it('writes texts XML cannot hold as they read back, dropping what it cannot hold at all', async () => {
+    async function* rows(): AsyncGenerator<Cell[][]> {
+      yield [['a & b < c > "d" \'e\'', 'CR\r\nLF\ntab\t', 'bell\u0007 lone \ud800 pair 😀', 1.5, -0, false, null, '']];
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of xlsxStream('A & "B" <C>', ['1', '2', '3', '4', '5', '6', '7', '8'], rows())) chunks.push(chunk as Buffer);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(Buffer.concat(chunks) as unknown as ArrayBuffer);
+    const sheet = workbook.worksheets[0]!;
+    expect(sheet.name).to.equal('A & "B" <C>');
+    expect((sheet.getRow(1).values as unknown[]).slice(1)).to.deep.equal(['1', '2', '3', '4', '5', '6', '7', '8']);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((i) => sheet.getRow(2).getCell(i).value)).to.deep.equal([
+      'a & b < c > "d" \'e\'',
+      'CR\r\nLF\ntab\t',
+      'bell lone  pair 😀',
+      1.5,
+      0,
+      false,
+      null,
+      null,
+    ]);
+  });
+});
+
+describe('a list piece cut into slices', () => {
+  it('cuts a long piece between records, whatever braces, quotes and escapes their texts hold', () => {
+    const records = Array.from({ length: 3000 }, (_, id) => ({ id, text: `x}],{"\\\\"${'}'.repeat(id % 5)}`, nested: { list: [1, { end: '}]' }] }, empty: [] }));
+    const piece = records.map((r) => JSON.stringify(r)).join(',');
+    const slices = [...recordSlices(piece)];
+    expect(slices.length, 'more than one slice').to.be.above(1);
+    expect(slices.flatMap((s) => JSON.parse(s) as unknown[])).to.deep.equal(records);
+    expect([...recordSlices('')]).to.deep.equal(['[]']);
   });
 });

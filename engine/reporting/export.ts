@@ -2,15 +2,13 @@
  * Lists as CSV (RFC 4180: CRLF line ends, UTF-8, a BOM with `bom=true` for Excel) or XLSX: the same
  * list request (filters, search, ordering, paging, `fields`, visibility, field masks), its records
  * read from the list's stream one piece at a time and written as they come, so an export of any
- * length takes the memory of a few pieces. Quoting is csv-stringify's; the workbook is exceljs's
- * streaming writer.
+ * length takes the memory of a few pieces. CSV's quoting is csv-stringify's; the workbook is
+ * xlsx-writer.ts's.
  */
-import { once } from 'node:events';
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { create as contentDisposition } from 'content-disposition';
 import { stringify } from 'csv-stringify/sync';
-import ExcelJS from 'exceljs';
 import type { Principal } from '../auth/users.js';
 import { fieldMask } from '../access/field-permissions.js';
 import type { ResourceService } from '../crud/service.js';
@@ -20,6 +18,8 @@ import { listHeaders } from '../http/list-headers.js';
 import { revealValues } from '../storage/field-encryption.js';
 import { escapeFormula } from '../exchange/formulas.js';
 import { exportColumns, type Cell, type ExportColumn } from './export-columns.js';
+import { recordSlices } from './record-slices.js';
+import { xlsxStream } from './xlsx-writer.js';
 
 export const EXPORT_TYPES = { csv: 'text/csv', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } as const;
 export type ExportFormat = keyof typeof EXPORT_TYPES;
@@ -38,16 +38,11 @@ export function exportFormat(ctx: Context, query: Record<string, string>): Expor
 
 type Rows = AsyncGenerator<Cell[][], void>;
 
-/** Rows formatted and written at once: the most an export holds as cells and text beside the piece it reads. */
-const SLICE_ROWS = 500;
-
 /** The records of the list's pieces (records joined by commas) as rows of cells, a slice of a piece at a time. */
 async function* rowsOf(pieces: AsyncIterator<string, void>, first: IteratorResult<string, void>, columns: readonly ExportColumn[]): Rows {
   try {
     for (let next = first; !next.done; next = await pieces.next()) {
-      const records = JSON.parse(`[${revealValues(next.value)}]`) as Record<string, unknown>[];
-      // a list's head is thousands of records: its rows are written a slice at a time
-      for (let at = 0; at < records.length; at += SLICE_ROWS) yield records.slice(at, at + SLICE_ROWS).map((r) => columns.map((c) => c.cell(r)));
+      for (const slice of recordSlices(revealValues(next.value))) yield (JSON.parse(slice) as Record<string, unknown>[]).map((r) => columns.map((c) => c.cell(r)));
     }
   } finally {
     await pieces.return?.();
@@ -55,7 +50,8 @@ async function* rowsOf(pieces: AsyncIterator<string, void>, first: IteratorResul
 }
 
 const csvText = (cell: Cell): string => (cell === null ? '' : typeof cell === 'object' ? cell.decimal : String(cell));
-const CSV = { record_delimiter: 'windows' } as const;
+// a lone CR or LF in a field is quoted too: csv-stringify quotes only the record delimiter (CRLF) by itself
+const CSV = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
 
 /** A cell's CSV text with a formula's first character escaped: only texts, never a number, decimal or boolean. */
 const escapedText = (cell: Cell): string => (typeof cell === 'string' ? escapeFormula(cell) : csvText(cell));
@@ -66,47 +62,8 @@ async function* csvChunks(rows: Rows, headers: string[], bom: boolean, escape: b
   for await (const batch of rows) yield stringify(batch.map((row) => row.map(text)), CSV);
 }
 
-const xlsxValue = (cell: Cell): ExcelJS.CellValue => (cell !== null && typeof cell === 'object' ? Number(cell.decimal) : cell);
 /** Excel's rule for sheet names: at most 31 characters, none of `[]:*?/\`. */
 const sheetName = (title: string): string => title.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31) || 'Export';
-
-/**
- * What resolves once the zip has taken every chunk the sheet has handed on: exceljs's sheet stream
- * (a StreamBuf in batch mode) hands each full 64 kB buffer to the zip with `_pipe`, whose promise
- * resolves when the zip's input accepts it (so not while the zip waits for its reader), and drops it.
- */
-function zipTaken(sheet: ExcelJS.Worksheet): () => Promise<unknown> {
-  const stream = (sheet as unknown as { stream: { _pipe(chunk: unknown): Promise<unknown> } }).stream;
-  const pipe = stream._pipe.bind(stream);
-  let last: Promise<unknown> = Promise.resolve();
-  stream._pipe = (chunk: unknown) => (last = pipe(chunk));
-  return () => last;
-}
-
-/**
- * The workbook as a stream. exceljs's writer does not wait for its reader, so the rows wait instead:
- * after each slice, until the zip has taken what the sheet wrote, which it does as fast as the
- * client reads (or until the client has gone).
- */
-function xlsxBody(rows: Rows, headers: string[], title: string): PassThrough {
-  const out = new PassThrough();
-  const closed = once(out, 'close').catch(() => undefined);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
-  const sheet = workbook.addWorksheet(sheetName(title));
-  const taken = zipTaken(sheet);
-  const write = async () => {
-    sheet.addRow(headers).commit();
-    for await (const batch of rows) {
-      for (const row of batch) sheet.addRow(row.map(xlsxValue)).commit();
-      await Promise.race([taken(), closed]);
-      if (out.destroyed) return;
-    }
-    sheet.commit();
-    await workbook.commit();
-  };
-  write().catch((err: unknown) => out.destroy(err as Error));
-  return out;
-}
 
 /** A `true|false` parameter of the export (absent: false); a 400 naming it otherwise. */
 function flag(query: Record<string, string>, name: string): boolean {
@@ -132,8 +89,8 @@ export async function sendExport(ctx: Context, service: ResourceService, user: P
   ctx.set(listHeaders(ctx, answer));
   ctx.set('Content-Disposition', contentDisposition(`${service.resource.key.replace(/\//g, '-')}.${format}`));
   ctx.type = format === 'csv' ? `${EXPORT_TYPES.csv}; charset=utf-8; header=present` : EXPORT_TYPES.xlsx;
-  // one chunk read ahead: a piece's rows are the most an export holds beside what the socket does
-  const body = format === 'csv' ? Readable.from(csvChunks(rows, headers, bom, escape), { highWaterMark: 1 }) : xlsxBody(rows, headers, service.resource.title);
+  // a piece's rows (one chunk of CSV read ahead), or a chunk or two of the workbook's bytes, are the most an export holds beside what the socket does
+  const body = format === 'csv' ? Readable.from(csvChunks(rows, headers, bom, escape), { highWaterMark: 1 }) : xlsxStream(sheetName(service.resource.title), headers, rows);
   // a body never read never starts its generator: its end lets the statement and its connection go in every case
   body.once('close', () => void pieces.return?.());
   ctx.body = body;
