@@ -41,10 +41,17 @@ export async function runLoad(target: Target, scenario: Scenario, data: BenchDat
   const headers = { authorization: authorization(target, scenario.as, data), 'content-type': 'application/json' };
   let n = 0;
   let slots = 0;
+  // each connection's next turn, carried over from the last run where the target keeps what runs wrote
+  const carried = scenario.writes ? target.carried : undefined;
+  const turns = [...(carried?.get(scenario.name) ?? [])];
   const setupRequest = (req: autocannon.Request): autocannon.Request => {
     const c = (req as { connection: Connection }).connection;
-    if (c.slot < 0) c.slot = slots++;
+    if (c.slot < 0) {
+      c.slot = slots++;
+      c.k = turns[c.slot] ?? 0;
+    }
     const turn: Turn = { n: n++, slot: c.slot, k: c.k++ };
+    turns[c.slot] = c.k;
     const made: BenchRequest = dialect.request(next(turn));
     return { ...req, ...made, headers: { ...headers, ...made.headers } };
   };
@@ -61,6 +68,7 @@ export async function runLoad(target: Target, scenario: Scenario, data: BenchDat
       requests: [{ connection: { slot: -1, k: 0 }, setupRequest } as autocannon.Request],
     }),
   );
+  carried?.set(scenario.name, turns);
   const failures: Record<string, number> = { timeout: result.timeouts, 'socket error': result.errors - result.timeouts };
   for (const [code, { count = 0 }] of Object.entries(result.statusCodeStats ?? {})) if (code !== String(status)) failures[code] = count;
   const errors = Object.values(failures).reduce((sum, n) => sum + n, 0);

@@ -22,6 +22,7 @@ export function peerTarget(peer: PeerOptions): Target {
     url: peer.url.replace(/\/+$/, ''),
     dialect: PEER_DIALECTS[peer.kind],
     tokens: { admin: peer.token, viewer: peer.viewerToken },
+    carried: new Map(),
     servingPids: () => (pid === undefined ? [] : servingOf(pid)),
     stop: async () => {},
   };

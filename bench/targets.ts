@@ -23,6 +23,12 @@ export interface Target {
   dialect: Dialect;
   /** Its own tokens (a peer's); the service and the ceiling take the seeded ones. */
   tokens?: { admin: string; viewer: string | undefined };
+  /**
+   * For a target whose writes are not undone (a peer): where each connection's turns of a writing
+   * scenario stopped, so the next run goes on from there (PATCH state moves issues it has not
+   * moved yet, not ones a workflow of its own would refuse to move again).
+   */
+  carried?: Map<string, number[]>;
   /** The processes that serve requests: the process itself, or its workers; none when unknown (a peer without --peer-pid). */
   servingPids(): number[];
   stop(): Promise<void>;
