@@ -25,8 +25,8 @@ export interface Target {
   tokens?: { admin: string; viewer: string | undefined };
   /**
    * For a target whose writes are not undone (a peer): where each connection's turns of a writing
-   * scenario stopped, so the next run goes on from there (PATCH state moves issues it has not
-   * moved yet, not ones a workflow of its own would refuse to move again).
+   * scenario stopped, so the next run goes on from there: PATCH state moves issues it has not
+   * moved yet, as the service's runs do on their restored rows, instead of repeating moves made.
    */
   carried?: Map<string, number[]>;
   /** The processes that serve requests: the process itself, or its workers; none when unknown (a peer without --peer-pid). */

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { readOptions, UsageError } from '../bench/options.js';
 import { PEER_DIALECTS, peerScenarios } from '../bench/peers.js';
 import { SCENARIOS, SCENARIO_NAMES } from '../bench/scenarios.js';
@@ -114,6 +114,15 @@ describeWithServer('bench: a smoke run against a peer', 'the bench creates its d
   const sql = path.join(os.tmpdir(), `bms-bench-peer-${process.pid}.sql`);
   const tokens = { admin: '', viewer: '' };
   // the bench makes its own database on the server; the peer's is the test's
+  /** `work` on the peer's database, on a connection of its own. */
+  const onPeer = async <T>(work: (db: Knex) => Promise<T>): Promise<T> => {
+    const db = knexFactory({ client: 'pg', connection: peerDb.databaseUrl, pool: { min: 0, max: 1 } });
+    try {
+      return await work(db);
+    } finally {
+      await db.destroy();
+    }
+  };
   const bench = (...args: string[]) => run('bench/bench.js', ['--smoke', '--workers', '1', ...args], peerDb, { DATABASE_URL: process.env.DATABASE_URL! });
 
   before(async () => {
@@ -123,12 +132,7 @@ describeWithServer('bench: a smoke run against a peer', 'the bench creates its d
     expect(exported.stdout).to.match(/^Wrote .*: users 1,002, groups 1, .*issue_issue 1,000, issue_issue_categories 1,500, .*dms_document 64 rows\.\n$/);
     const migrated = await manage(peerDb, 'migrate');
     expect(migrated.code, migrated.stderr).to.equal(0);
-    const db = knexFactory({ client: 'pg', connection: peerDb.databaseUrl, pool: { min: 0, max: 1 } });
-    try {
-      await db.raw(fs.readFileSync(sql, 'utf8'));
-    } finally {
-      await db.destroy();
-    }
+    await onPeer((db) => db.raw(fs.readFileSync(sql, 'utf8')));
     // the seeded superuser and non-superuser get tokens of the peer's own, as docs/performance.md makes them
     for (const [as, username] of [['admin', 'bench_admin'], ['viewer', 'bench_viewer']] as const) {
       const made = await manage(peerDb, 'createtoken', '--username', username);
@@ -145,9 +149,17 @@ describeWithServer('bench: a smoke run against a peer', 'the bench creates its d
   });
 
   it('drives the peer with every scenario, round after round, and prints its rows and the service/peer ratios (the ceiling\'s where it has the scenario)', async () => {
-    // two rounds: the peer's second PATCH state run must go on with issues its first did not move, or its workflow refuses them
-    const { code, stdout, stderr } = await bench('--rounds', '2', '--peer-url', peer!.url, '--peer-token', tokens.admin, '--peer-viewer-token', tokens.viewer, '--peer-pid', String(peer!.child.pid));
+    const logged = (query: string, bindings: number[] = []) => onPeer(async (db) => ((await db.raw(query, bindings)) as { rows: { n: number }[] }).rows[0]!.n);
+    const lastLogged = await logged('select max(id)::int as n from state_changes');
+    const json = path.join(os.tmpdir(), `bms-bench-peer-${process.pid}.json`);
+    // two rounds: the peer keeps what the first wrote, so its second PATCH state run must move issues the first did not
+    const { code, stdout, stderr } = await bench('--rounds', '2', '--json', json, '--peer-url', peer!.url, '--peer-token', tokens.admin, '--peer-viewer-token', tokens.viewer, '--peer-pid', String(peer!.child.pid));
     expect(code, stderr).to.equal(0);
+    const { rows: measured } = JSON.parse(fs.readFileSync(json, 'utf8')) as { rows: { scenario: string; target: string; requests: number }[] };
+    fs.rmSync(json);
+    const moves = measured.find((r) => r.scenario === 'patch-state' && r.target === 'peer')!.requests;
+    expect(moves).to.equal(200);
+    expect(await logged(`select count(distinct record_id)::int as n from state_changes where id > ? and to_state = 'pending'`, [lastLogged])).to.equal(moves);
     const [head, ...rows] = tableOf(stdout);
     expect(head).to.deep.equal(['workers', 'scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'CPU ms/req', 'service/ceiling', 'service/peer']);
     // each scenario's rows in the order its targets ran in the first round, the ceiling only where it has the scenario
