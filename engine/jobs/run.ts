@@ -21,6 +21,8 @@ export const JOBS_TABLE = 'scheduled_jobs';
 const ERROR_CHARS = 1000;
 
 /** Runs jobs of `registry` on `db`; the resources' services are made once, when a job first writes to them. */
+export type JobOutcome = 'succeeded' | 'failed';
+
 export class JobRuns {
   private readonly services = new Map<string, ResourceService>();
   private readonly ajv = createAjv();
@@ -36,19 +38,24 @@ export class JobRuns {
     return service;
   }
 
-  /** Runs `job` now (its `attempt`-th try) and records the outcome; throws what the run threw. */
-  async run(job: ScheduledJob, attempt = 1): Promise<void> {
+  /**
+   * Runs `job` now (its `attempt`-th try) and records the outcome; throws what the run threw.
+   * `ended` hears the outcome before the table does, so whoever reads the outcome there finds it
+   * counted too (`/metrics`' job runs).
+   */
+  async run(job: ScheduledJob, attempt = 1, ended?: (outcome: JobOutcome) => void): Promise<void> {
     await this.db(JOBS_TABLE).where({ name: job.name }).update({ last_started: this.db.fn.now(), last_finished: null, attempt });
-    try {
-      await this.db.transaction((trx) => joinTransaction(trx, async () => job.declaration.run(await this.context(trx))));
-      await this.finished(job, 'succeeded', null);
-    } catch (err) {
-      await this.finished(job, 'failed', String((err as Error)?.message ?? err).slice(0, ERROR_CHARS));
-      throw err;
-    }
+    const failure = await this.db.transaction((trx) => joinTransaction(trx, async () => job.declaration.run(await this.context(trx)))).then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    );
+    ended?.(failure ? 'failed' : 'succeeded');
+    if (!failure) return this.finished(job, 'succeeded', null);
+    await this.finished(job, 'failed', String((failure.err as Error)?.message ?? failure.err).slice(0, ERROR_CHARS));
+    throw failure.err;
   }
 
-  private async finished(job: ScheduledJob, outcome: 'succeeded' | 'failed', error: string | null): Promise<void> {
+  private async finished(job: ScheduledJob, outcome: JobOutcome, error: string | null): Promise<void> {
     await this.db(JOBS_TABLE)
       .where({ name: job.name })
       .update({ last_finished: this.db.fn.now(), outcome, last_error: error, next_run: nextRun(job.declaration.cron) });

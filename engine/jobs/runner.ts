@@ -89,10 +89,8 @@ export class JobRunner {
 
   private async runCounted(job: ScheduledJob, attempt: number): Promise<void> {
     try {
-      await this.runs.run(job, attempt);
-      this.count(job, 'succeeded');
+      await this.runs.run(job, attempt, (outcome) => this.count(job, outcome));
     } catch (err) {
-      this.count(job, 'failed');
       this.log.warn({ job: job.name, attempt, err }, 'scheduled job failed');
       throw err;
     }
