@@ -264,15 +264,15 @@ export class ResourceService {
   /**
    * Creates `bodies` in `trx` with a statement per shape of row, where no record needs the
    * process's checks (escalation, grants, scopes, hooks, field permissions): true when all were
-   * written. False when any would be refused or needs those checks; the caller then rolls back
-   * and creates them one at a time (imports).
+   * written. False when any would be refused or needs those checks, and a field permission's 403
+   * thrown; the caller then rolls back and creates them one at a time (imports).
    */
   async createMany(trx: Knex.Transaction, user: Principal, bodies: readonly Record<string, unknown>[]): Promise<boolean> {
     const { privileges, grants } = this.guarded(user);
     if (privileges || grants || this.scoped || this.hooked) return false;
-    const { unwritable } = fieldMask(this.resource, user);
     const inputs = bodies.map((body) => this.validate(body, 'create'));
-    if (inputs.some(({ values }) => [...unwritable.keys()].some((name) => name in values))) return false;
+    // a field the user may not write refuses the create, as create() refuses it (403)
+    for (const { values } of inputs) await refuseUnwritable(this.resource, user, values);
     return createMany(this.statements, trx, user, inputs);
   }
 

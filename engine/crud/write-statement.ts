@@ -372,10 +372,7 @@ export class StatementWrites {
 
   /** The new record's JSON, written through `db` (a transaction the write joins, or the pool); throws its refusal. */
   async create(db: Db, user: Principal, { values, errors }: Validated): Promise<string> {
-    // the checks the process makes (states, order), skipping fields the shape refused
-    const checked = errors.with();
-    checkStates({ errors: checked, existing: undefined }, this.resource, values);
-    for (const rule of this.orderRules) checkOrder({ errors: checked, existing: undefined }, this.resource, rule, values);
+    const checked = this.createChecks(values, errors);
     const refused = checked.has();
     // refused: only the references are diagnosed (nothing else is hashed or cast in vain)
     const sent = refused ? Object.fromEntries(Object.entries(values).filter(([name]) => this.references.has(name) && !checked.has(name))) : values;
@@ -389,12 +386,17 @@ export class StatementWrites {
     this.refuse(all);
   }
 
-  /** Whether a create of `values` passes the checks the process makes (states, order). */
-  createsInOrder(values: Values): boolean {
-    const checked = new FieldErrorCollector();
+  /** The errors of the checks the process makes on a create of `values` (states, order), skipping fields `errors` (the shape's) refused. */
+  private createChecks(values: Values, errors: FieldErrorCollector): FieldErrorCollector {
+    const checked = errors.with();
     checkStates({ errors: checked, existing: undefined }, this.resource, values);
     for (const rule of this.orderRules) checkOrder({ errors: checked, existing: undefined }, this.resource, rule, values);
-    return !checked.has();
+    return checked;
+  }
+
+  /** Whether a create of `values` passes the checks the process makes (states, order). */
+  createsInOrder(values: Values): boolean {
+    return !this.createChecks(values, new FieldErrorCollector()).has();
   }
 
   /**

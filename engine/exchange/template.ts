@@ -10,6 +10,7 @@ import { loadExcel, type ExcelJS as Excel } from './excel.js';
 import type { ViewEntry } from '../describe/view.js';
 import { REQUIRED_MARK } from './columns.js';
 import type { SheetFormat } from './sheets.js';
+import { sheetName } from '../reporting/xlsx-writer.js';
 
 /** Data rows the drop-down lists cover. */
 const VALIDATED_ROWS = 10_000;
@@ -41,7 +42,7 @@ export function templateColumns(entries: readonly ViewEntry[]): TemplateColumn[]
 
 function workbookOf(excel: Excel, title: string, columns: readonly TemplateColumn[], withHelp: boolean): ExcelJS.Workbook {
   const book = new excel.Workbook();
-  const sheet = book.addWorksheet(title.slice(0, 31).replace(/[[\]*?/\\:]/g, ' '));
+  const sheet = book.addWorksheet(sheetName(title));
   sheet.addRow(columns.map((c) => c.header));
   if (!withHelp) return book;
   sheet.getRow(1).font = { bold: true };

@@ -14,15 +14,16 @@ import type { ScheduleContext, ScheduledWrites } from '../declare/schedules.js';
 import type { Registry } from '../registry/registry.js';
 import { joinTransaction } from '../storage/request-transaction.js';
 import { nextRun, type ScheduledJob } from './catalogue.js';
+import type { JOB_OUTCOMES } from './resource.js';
 
 export const JOBS_TABLE = 'scheduled_jobs';
 
 /** Errors are kept this long in `last_error`. */
 const ERROR_CHARS = 1000;
 
-/** Runs jobs of `registry` on `db`; the resources' services are made once, when a job first writes to them. */
-export type JobOutcome = 'succeeded' | 'failed';
+export type JobOutcome = (typeof JOB_OUTCOMES)[number];
 
+/** Runs jobs of `registry` on `db`; the resources' services are made once, when a job first writes to them. */
 export class JobRuns {
   private readonly services = new Map<string, ResourceService>();
   private readonly ajv = createAjv();

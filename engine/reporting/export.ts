@@ -19,7 +19,7 @@ import { revealValues } from '../storage/field-encryption.js';
 import { escapeFormula } from '../exchange/formulas.js';
 import { exportColumns, type Cell, type ExportColumn } from './export-columns.js';
 import { recordSlices } from './record-slices.js';
-import { xlsxStream } from './xlsx-writer.js';
+import { sheetName, xlsxStream } from './xlsx-writer.js';
 
 export const EXPORT_TYPES = { csv: 'text/csv', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } as const;
 export type ExportFormat = keyof typeof EXPORT_TYPES;
@@ -61,9 +61,6 @@ async function* csvChunks(rows: Rows, headers: string[], bom: boolean, escape: b
   yield stringify([headers.map(text)], { ...CSV, bom });
   for await (const batch of rows) yield stringify(batch.map((row) => row.map(text)), CSV);
 }
-
-/** Excel's rule for sheet names: at most 31 characters, none of `[]:*?/\`. */
-const sheetName = (title: string): string => title.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31) || 'Export';
 
 /** A `true|false` parameter of the export (absent: false); a 400 naming it otherwise. */
 function flag(query: Record<string, string>, name: string): boolean {

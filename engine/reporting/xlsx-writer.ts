@@ -30,6 +30,9 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 /** Text as XML character data or an attribute value; a CR as a reference, which a parser keeps (a bare one it reads as LF). */
 const escape = (text: string): string => (CHANGED.test(text) ? text.replace(DROPPED, '').replace(ESCAPED, (c) => ESCAPES[c]!) : text);
 
+/** A sheet's name by Excel's rule (at most 31 characters, none of `[]:*?/\`): the export's and the import template's. */
+export const sheetName = (title: string): string => title.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31) || 'Export';
+
 /** A column's letters: 0 is A, 25 Z, 26 AA. */
 function columnName(index: number): string {
   let name = '';
@@ -85,7 +88,7 @@ function sheetWriter(headers: readonly string[]): ByteWriter<readonly Cell[]> {
 }
 
 /** The parts around the sheet: content types, relationships, the workbook naming its sheet, and the styles Excel expects. */
-function packageParts(sheetName: string): [name: string, xml: string][] {
+function packageParts(sheet: string): [name: string, xml: string][] {
   const relationship = (id: number, type: string, target: string) => `<Relationship Id="rId${id}" Type="${DOCUMENT_RELATIONSHIP}/${type}" Target="${target}"/>`;
   return [
     [
@@ -97,7 +100,7 @@ function packageParts(sheetName: string): [name: string, xml: string][] {
     ['_rels/.rels', `${XML}<Relationships xmlns="${RELATIONSHIPS}">${relationship(1, 'officeDocument', 'xl/workbook.xml')}</Relationships>`],
     [
       'xl/workbook.xml',
-      `${XML}<workbook xmlns="${MAIN}" xmlns:r="${DOCUMENT_RELATIONSHIP}"><sheets><sheet name="${escape(sheetName)}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+      `${XML}<workbook xmlns="${MAIN}" xmlns:r="${DOCUMENT_RELATIONSHIP}"><sheets><sheet name="${escape(sheet)}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
     ],
     ['xl/_rels/workbook.xml.rels', `${XML}<Relationships xmlns="${RELATIONSHIPS}">${relationship(1, 'worksheet', 'worksheets/sheet1.xml')}${relationship(2, 'styles', 'styles.xml')}</Relationships>`],
     [
@@ -113,15 +116,15 @@ function packageParts(sheetName: string): [name: string, xml: string][] {
 }
 
 /**
- * The workbook: `headers` as its first row, then `rows` as they come (decimals as numbers). A failing `rows` destroys the
+ * The workbook, its one sheet called `name`: `headers` as its first row, then `rows` as they come (decimals as numbers). A failing `rows` destroys the
  * stream with its error; a stream destroyed before its end (its client gone) ends `rows` too.
  */
-export function xlsxStream(sheetName: string, headers: readonly string[], rows: AsyncIterable<readonly Cell[][]>): Readable {
+export function xlsxStream(name: string, headers: readonly string[], rows: AsyncIterable<readonly Cell[][]>): Readable {
   const zip = new ZipStream();
   const sheet = byteStream(rows, sheetWriter(headers));
   sheet.once('error', (err) => zip.destroy(err));
   zip.once('close', () => sheet.destroy());
-  const files: [string, string | Readable][] = [...packageParts(sheetName), ['xl/worksheets/sheet1.xml', sheet]];
+  const files: [string, string | Readable][] = [...packageParts(name), ['xl/worksheets/sheet1.xml', sheet]];
   // zip-stream takes one entry at a time: each is added once the one before is written
   const next = (err: Error | null): void => {
     if (err) return void zip.destroy(err);
