@@ -89,6 +89,31 @@ describe('metrics', function () {
     expect(text).to.match(/^nodejs_eventloop_lag_seconds \d/m);
   });
 
+  it("times a streamed list's statement too: Knex's query and query-response events share its uid", async () => {
+    const { db } = suite().service;
+    const title = unique('streamed');
+    await created(client, '/api/issue/tracker', { title });
+    const seen: { event: string; uid: unknown; sql?: string }[] = [];
+    const listeners = ['query', 'query-response', 'query-error'].map((event) => {
+      const listener = (...args: unknown[]) => {
+        const q = (event === 'query' ? args[0] : args[1]) as { __knexQueryUid?: unknown; sql?: string };
+        seen.push({ event, uid: q.__knexQueryUid, sql: q.sql });
+      };
+      db.on(event, listener);
+      return () => db.removeListener(event, listener);
+    });
+    try {
+      const res = await client.get(`/api/issue/tracker?search=${title}`);
+      expect(res.body.map((t: { title: string }) => t.title)).to.deep.equal([title]);
+    } finally {
+      listeners.forEach((stop) => stop());
+    }
+    const list = seen.find((e) => e.event === 'query' && /from "issue_tracker"/.test(e.sql ?? '') && /ilike/.test(e.sql ?? ''));
+    expect(list, JSON.stringify(seen)).to.not.equal(undefined);
+    expect(list!.uid).to.be.a('string');
+    expect(seen.filter((e) => e.event === 'query-response' && e.uid === list!.uid)).to.have.length(1);
+  });
+
   it('is not served on the public port, with or without credentials; its own port serves GET /metrics only', async () => {
     for (const token of [suite().admin.token, null]) {
       const res = await client.get('/metrics', { token });

@@ -3,7 +3,7 @@
  * row's text alone (a list's head, see listRecords), then runs of the later texts joined by commas,
  * about PIECE_BYTES each. On a server the texts are taken from the wire as they arrive (one round
  * trip, no row objects; the socket pauses while the pieces wait for the reader); PGlite's rows come
- * through Knex's stream.
+ * in one answer (embeddedPieces).
  */
 import type { Knex } from 'knex';
 import pg from 'pg';
@@ -182,6 +182,9 @@ export const LEFT_UNREAD = 'closed: a list was left unread';
 
 type PooledClient = pg.Client & { __knex__disposed?: unknown };
 
+/** Streamed statements so far: their Knex query uids. */
+let streamed = 0;
+
 /** The statement's pieces read straight from a pooled pg connection, which goes back to the pool as soon as the statement ends. */
 function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): TextPieces {
   const { sql, bindings } = db.raw(query.sql, query.bindings as Knex.RawBinding[]).toSQL().toNative();
@@ -192,8 +195,15 @@ function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): Tex
       const client = (await db.client.acquireConnection()) as PooledClient;
       const rows = new TextRowsQuery(sql, statementName(query.sql, query.bindings), [...bindings], client.connection.stream, first);
       const ended = traced?.begin();
-      const released = new Promise<void>((resolve) => (rows.onSettled = (error) => (ended?.(error), resolve()))).then(() => db.client.releaseConnection(client));
-      db.client.emit('query', { sql, bindings, method: 'raw', __knexUid: (client as { __knexUid?: string }).__knexUid });
+      // Knex's events for it, as Knex emits them for its own queries: listeners (metrics) time it by its uid
+      const event = { sql, bindings, method: 'raw', __knexUid: (client as { __knexUid?: string }).__knexUid, __knexQueryUid: `pieces-${++streamed}` };
+      const settled = (error: unknown) => {
+        ended?.(error);
+        if (error === undefined) db.client.emit('query-response', undefined, event);
+        else db.client.emit('query-error', error, event);
+      };
+      const released = new Promise<void>((resolve) => (rows.onSettled = (error) => (settled(error), resolve()))).then(() => db.client.releaseConnection(client));
+      db.client.emit('query', event);
       void client.query(rows);
       try {
         for (let piece = await rows.next(); !piece.done; piece = await rows.next()) yield piece.value;
@@ -211,13 +221,16 @@ function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): Tex
   };
 }
 
-/** The statement's pieces from Knex's row stream (PGlite). */
-function streamPieces(db: Knex, query: Fragment, first: FirstRow | undefined): TextPieces {
+/**
+ * The statement's pieces from its rows read at once (PGlite): knex-pglite's row stream holds them all
+ * anyway (PGlite answers a statement whole), and a plain query gives Knex's listeners its end too.
+ */
+function embeddedPieces(db: Knex, query: Fragment, first: FirstRow | undefined): TextPieces {
   return {
     async *[Symbol.asyncIterator]() {
       const builder = new PieceBuilder(first);
-      const rows = db.raw(query.sql, query.bindings as Knex.RawBinding[]).stream() as AsyncIterable<Record<string, string | null>>;
-      for await (const row of rows) {
+      const { rows } = (await db.raw(query.sql, query.bindings as Knex.RawBinding[])) as { rows: Record<string, string | null>[] };
+      for (const row of rows) {
         const piece = builder.row(Object.values(row));
         if (piece !== undefined) yield piece;
       }
@@ -230,5 +243,5 @@ function streamPieces(db: Knex, query: Fragment, first: FirstRow | undefined): T
 /** The pieces of `query`, read as the consumer asks for them; `first` sees the first row's columns after the first. */
 export function textPieces(db: Knex, query: Fragment, first?: FirstRow): TextPieces {
   const onServer = (db.client as { config?: { client?: unknown } }).config?.client === 'pg';
-  return (onServer ? wirePieces : streamPieces)(db, query, first);
+  return (onServer ? wirePieces : embeddedPieces)(db, query, first);
 }
