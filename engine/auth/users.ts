@@ -13,6 +13,17 @@ export interface Principal {
   groupIds: readonly number[];
   /** The session the request came with (none for tokens): a password change keeps it and ends the others. */
   sessionId?: string | undefined;
+  /** The request (or import job) it acts in, recorded with the audit entries of its writes (engine/audit/actor.ts). */
+  requestId?: string | undefined;
+  /** Its writes name no user in the audit trail: scheduled jobs act as a superuser, for no request. */
+  unattributed?: boolean;
+  /**
+   * The transaction its writes join: an idempotent POST stores its key in the same transaction as
+   * the records it creates (a crash leaves both or neither), an import or a scheduled run is one
+   * transaction. Every write path takes part without being told; its own transactions become
+   * savepoints inside it.
+   */
+  transaction?: Knex.Transaction | undefined;
 }
 
 interface PrincipalRow {

@@ -174,7 +174,7 @@ export class BatchStatement {
   private statement(w: Write, input: BatchInput, run: BatchRun): Fragment {
     const { resource, user } = w;
     const table = q(resource.table);
-    const actor = actorSettings('w_a');
+    const actor = actorSettings('w_a', user);
     const inputs = frag(`${IN} as (select ?::int[] as w_ids, ?::json as w_row, ${actor.sql})`, [intArray(input.ids), JSON.stringify(w.row), ...actor.bindings]);
     const view = accessPredicate(resource, 'view', user, ROW);
     const locked = frag(

@@ -105,7 +105,7 @@ export class BulkWriter {
     const r = this.resource;
     const table = q(r.table);
     const columns = [...r.fields.flatMap((f) => (f.column ? [q(f.column)] : [])), ...r.foreignKeys.map((fk) => q(fk.column))];
-    const ids = await this.service.transaction(async (trx) => {
+    const ids = await this.service.transaction(user, async (trx) => {
       await withoutCapture(trx);
       await trx.raw(
         // the ids drawn as one block of the sequence
@@ -140,7 +140,7 @@ export class BulkWriter {
       return (rowsOf(await trx.raw('select id from bulk_copies order by id')) as { id: number }[]).map((row) => row.id);
     });
     // the planner's statistics, for the lists that follow
-    await this.service.transaction((trx) => trx.raw(`analyze ${table}`));
+    await this.service.transaction(user, (trx) => trx.raw(`analyze ${table}`));
     return ids;
   }
 
@@ -148,7 +148,7 @@ export class BulkWriter {
   async insert(user: Principal, records: readonly NewRecord[]): Promise<number[]> {
     if (records.length === 0) return [];
     const checked = records.map((r, i) => this.check(r, i));
-    return this.service.transaction(async (trx) => {
+    return this.service.transaction(user, async (trx) => {
       await withoutCapture(trx);
       const hooks = checked.map(({ values }) => this.service.hooks({ trx, operation: 'create', principal: user, values, before: undefined, errors: new FieldErrorCollector(), trusted: true }));
       await perRecord(hooks, async (h) => {

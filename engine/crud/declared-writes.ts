@@ -50,7 +50,7 @@ export class DeclaredWrites implements RecordWrites {
   async create(user: Principal, body: unknown): Promise<string> {
     const writes = this.all;
     const values = this.checked(body, 'create');
-    return this.service.transaction(async (trx) => this.service.fetchVisible(trx, user, await writes.create(trx, user, values)));
+    return this.service.transaction(user, async (trx) => this.service.fetchVisible(trx, user, await writes.create(trx, user, values)));
   }
 
   /** The record `user` sees, its row locked for `trx`; 404 when they cannot see it, 412 when it fails `precondition`. */
@@ -61,7 +61,7 @@ export class DeclaredWrites implements RecordWrites {
   }
 
   async update(user: Principal, id: number, body: unknown, partial: boolean, precondition?: Precondition): Promise<string> {
-    return this.service.transaction(async (trx) => {
+    return this.service.transaction(user, async (trx) => {
       await this.lock(trx, user, id, precondition);
       await this.all.update(trx, user, id, this.checked(body, partial ? 'patch' : 'create'));
       return this.service.fetchVisible(trx, user, id);
@@ -69,7 +69,7 @@ export class DeclaredWrites implements RecordWrites {
   }
 
   async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
-    const removed = await this.service.transaction(async (trx) => {
+    const removed = await this.service.transaction(user, async (trx) => {
       await this.lock(trx, user, id, precondition);
       return this.writes.remove(trx, user, id);
     });

@@ -19,7 +19,6 @@ import { DEFAULT_REPORTS, type ReportSettings } from '../config.js';
 import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
-import { joined } from '../storage/request-transaction.js';
 import { jsonRecords, ROW } from '../storage/serialise.js';
 import { ReadRouting } from '../storage/replicas.js';
 import type { Precondition } from '../storage/entity-tag.js';
@@ -111,8 +110,9 @@ export class ResourceService {
     this.view = resourceView(resource, this.filters, this.orderable);
   }
 
-  private get db(): Knex {
-    return joined(this.pool);
+  /** The pool, or the transaction `user`'s writes join (Principal.transaction). */
+  private db(user: Principal): Knex {
+    return user.transaction ?? this.pool;
   }
 
   /** What the escalation checks need for `user` inside `trx`. */
@@ -168,7 +168,7 @@ export class ResourceService {
   private async asServed(user: Principal, json: string): Promise<string> {
     const mask = fieldMask(this.resource, user);
     if (mask.hidden.size === 0) return json;
-    return (await this.fetchJson(this.db, (JSON.parse(json) as Row).id as number, [], frag(mask.list())))!;
+    return (await this.fetchJson(this.db(user), (JSON.parse(json) as Row).id as number, [], frag(mask.list())))!;
   }
 
   /** Shape errors are collected, not thrown: the database checks add theirs, then all are reported at once. */
@@ -203,9 +203,9 @@ export class ResourceService {
     const { privileges, grants } = this.guarded(user);
     const credentials = this.credentials.some((name) => name in input.values);
     const checked = input.deleting ? privileges || this.hooked : privileges || grants || this.scoped || this.hooked || credentials;
-    if (!checked) return (await this.batches.run(this.db, user, input, { write: true, rules: true, served: false })).length;
+    if (!checked) return (await this.batches.run(this.db(user), user, input, { write: true, rules: true, served: false })).length;
     const label = input.deleting ? `${this.resource.name} records` : undefined;
-    return this.transaction(async (trx) => {
+    return this.transaction(user, async (trx) => {
       const rows = await this.batches.run(trx, user, input, { write: false, rules: false, served: input.deleting });
       if (!input.deleting) {
         for (const { id } of rows) await this.updateIn(trx, user, id as number, { values: { ...input.values }, errors: new FieldErrorCollector() }, 'update');
@@ -226,11 +226,11 @@ export class ResourceService {
     }, label);
   }
 
-  /** Runs `work` in one transaction as the request's actor (audit/actor.ts), database failures mapped to API errors (`deleting` names what a delete removes). */
-  async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>, deleting?: string): Promise<T> {
+  /** Runs `work` in one transaction as `actor` (audit/actor.ts), database failures mapped to API errors (`deleting` names what a delete removes). */
+  async transaction<T>(actor: Principal | undefined, work: (trx: Knex.Transaction) => Promise<T>, deleting?: string): Promise<T> {
     try {
-      return await this.db.transaction(async (trx) => {
-        await setActor(trx);
+      return await (actor ? this.db(actor) : this.pool).transaction(async (trx) => {
+        await setActor(trx, actor);
         return work(trx);
       });
     } catch (err) {
@@ -246,10 +246,10 @@ export class ResourceService {
     const input = this.validate(body, 'create');
     await refuseUnwritable(this.resource, user, input.values);
     const { privileges, grants } = this.guarded(user);
-    if (!privileges && !grants && !this.scoped && !this.hooked) return this.asServed(user, await this.statements.create(this.db, user, input));
+    if (!privileges && !grants && !this.scoped && !this.hooked) return this.asServed(user, await this.statements.create(this.db(user), user, input));
     return this.asServed(
       user,
-      await this.transaction(async (trx) => {
+      await this.transaction(user, async (trx) => {
         if (privileges) await checkPrivileges(this.privileges(trx, user, input.errors), this.resource, input.values, undefined);
         const hooks = await this.hooksBefore(trx, user, input, 'create');
         if (this.scoped && !input.errors.has()) await this.statements.lockScopes(trx, user, undefined, input.values);
@@ -304,12 +304,12 @@ export class ResourceService {
     // object is refused by validate (after 404 and 403), so only an object's values are looked at
     const checked = isObject(body) ? this.validate(body, mode) : undefined;
     if (checked) await refuseUnwritable(this.resource, user, checked.values, () => this.retrieve(user, id));
-    precondition = await unmaskedPrecondition(this.db, this.resource, user, id, precondition);
+    precondition = await unmaskedPrecondition(this.db(user), this.resource, user, id, precondition);
     const { privileges, grants } = this.guarded(user);
     const input = checked ?? this.validate(body, mode);
     const credentials = this.credentials.some((name) => name in input.values);
-    if (!privileges && !grants && !credentials && !this.scoped && !this.hooked) return this.asServed(user, await this.statements.update(this.db, user, id, input, precondition));
-    return this.asServed(user, await this.transaction((trx) => this.updateIn(trx, user, id, input, partial ? 'update' : 'replace', precondition)));
+    if (!privileges && !grants && !credentials && !this.scoped && !this.hooked) return this.asServed(user, await this.statements.update(this.db(user), user, id, input, precondition));
+    return this.asServed(user, await this.transaction(user, (trx) => this.updateIn(trx, user, id, input, partial ? 'update' : 'replace', precondition)));
   }
 
   /** An update with the process's checks around its statement, in `trx`: the record's JSON. */
@@ -328,11 +328,11 @@ export class ResourceService {
 
   /** One statement, as create; a non-superuser's delete of a record that may hold rights is checked for escalation first. */
   async destroy(user: Principal, id: number, precondition?: Precondition): Promise<void> {
-    precondition = await unmaskedPrecondition(this.db, this.resource, user, id, precondition);
+    precondition = await unmaskedPrecondition(this.db(user), this.resource, user, id, precondition);
     const label = `${this.resource.name} ${id}`;
     const { privileges } = this.guarded(user);
-    if (!privileges && !this.hooked) return this.statements.delete(this.db, user, id, precondition);
-    return this.transaction(async (trx) => {
+    if (!privileges && !this.hooked) return this.statements.delete(this.db(user), user, id, precondition);
+    return this.transaction(user, async (trx) => {
       const before = await this.statements.lockServed(trx, user, id, precondition);
       if (privileges) await checkPrivileges(this.privileges(trx, user), this.resource, {}, before);
       if (!this.hooked) return this.statements.delete(trx, user, id, precondition);

@@ -90,7 +90,7 @@ const stateFields = (resource: Resource): Field[] => resource.fields.filter((f) 
 /** The statement's parameters as one row: the record's id (updates), its column values as JSON, the link lists. */
 function inputs(w: Write, id: number | undefined): Fragment {
   // the actor's settings are made as the parameters are read, before the write's row triggers fire
-  const parts = [...(id === undefined ? [] : [frag('?::int as w_id', [id])]), frag('?::json as w_row', [JSON.stringify(w.row)]), actorSettings('w_a')];
+  const parts = [...(id === undefined ? [] : [frag('?::int as w_id', [id])]), frag('?::json as w_row', [JSON.stringify(w.row)]), actorSettings('w_a', w.user)];
   for (const l of w.links) parts.push(frag(`?::int[] as ${l.column}`, [intArray(l.ids)]));
   return frag(`${IN} as (select ${parts.map((p) => p.sql).join(', ')})`, parts.flatMap((p) => p.bindings));
 }
@@ -314,7 +314,7 @@ function deleteStatement(resource: Resource, user: Principal, id: number, precon
   );
   const table = q(resource.table);
   const gone = frag(`${part('gone')} as (delete from ${table} ${ROW} using ${OLD}, ${DIAG} where ${ROW}.id = ${OLD}.id and ${DIAG}.d = '{}'${dryRun ? ' and false' : ''})`);
-  const actor = actorSettings('w_a');
+  const actor = actorSettings('w_a', user);
   const input = frag(`${IN} as (select ?::int as w_id, ${actor.sql})`, [id, ...actor.bindings]);
   const parts = [input, locked(resource, user), verdict, gone];
   return frag(`with ${parts.map((p) => p.sql).join(', ')} select d as diagnostics from ${DIAG}`, parts.flatMap((p) => p.bindings));

@@ -12,12 +12,10 @@
  * default, and an import may run longer than a short one), and it keeps no progress.
  */
 import type { Knex } from 'knex';
-import { actingAs } from '../audit/actor.js';
 import { loadPrincipal, type Principal } from '../auth/users.js';
 import type { ResourceService } from '../crud/service.js';
 import { ApiError, notFound, RowsRefused } from '../errors.js';
 import type { Logger } from '../log.js';
-import { joinTransaction } from '../storage/request-transaction.js';
 import type { ImportKey } from './columns.js';
 import { Importer, type ImportOptions } from './importer.js';
 import { sheetRows, type SheetFormat } from './sheets.js';
@@ -182,14 +180,12 @@ export class ImportJobs {
     await this.note(job.id, { status: 'running', started_at: this.db.fn.now(), attempts: job.attempts + 1, rows_done: 0, rows_total: await this.count(job) });
     const options: ImportOptions = { mode: job.mode, key: job.key, dryRun: job.dry_run };
     try {
-      const result = await joinTransaction(trx, () =>
-        actingAs({ userId: user.id, requestId: `import-${job.id}` }, () =>
-          new Importer(service).run(user, options, sheetRows(job.file!, job.format), async (done) => {
-            if (this.stopping) throw new Abandoned();
-            await this.note(job.id, { rows_done: done });
-          }),
-        ),
-      );
+      // its writes are recorded as the user's, in the import's name
+      const actor: Principal = { ...user, requestId: `import-${job.id}`, transaction: trx };
+      const result = await new Importer(service).run(actor, options, sheetRows(job.file!, job.format), async (done) => {
+        if (this.stopping) throw new Abandoned();
+        await this.note(job.id, { rows_done: done });
+      });
       await finish({ status: 'succeeded', result, rows_done: result.rows, attempts: job.attempts + 1 });
     } catch (err) {
       // not counted as an attempt: it was not allowed to end

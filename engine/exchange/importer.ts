@@ -17,7 +17,6 @@ import type { Principal } from '../auth/users.js';
 import type { ResourceService } from '../crud/service.js';
 import { ApiError, badRequest, DetailError, FIELD_MESSAGES, RowsRefused, ValidationError, type RowError } from '../errors.js';
 import { INT_MAX } from '../fields/values.js';
-import { joinTransaction } from '../storage/request-transaction.js';
 import { q } from '../storage/sql.js';
 import { matchColumns, rowBody, type Cell, type ImportKey } from './columns.js';
 import type { SheetRow } from './sheets.js';
@@ -89,7 +88,7 @@ export class Importer {
       for (let next = await sheet.next(); !next.done; next = await sheet.next()) if (!blank(next.value.cells)) yield { number: next.value.number, body: rowBody(columns, next.value.cells) };
     };
     try {
-      return await this.service.transaction((trx) => joinTransaction(trx, () => this.write(trx, user, options, bodies(), progress)));
+      return await this.service.transaction(user, (trx) => this.write(trx, { ...user, transaction: trx }, options, bodies(), progress));
     } catch (err) {
       if (err instanceof DryRunDone) return err.result;
       throw err;

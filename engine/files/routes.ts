@@ -112,7 +112,7 @@ export class FileRoutes {
   private async write<T>(user: Principal, slot: Slot, id: number, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     try {
       return await this.db.transaction(async (trx) => {
-        await setActor(trx);
+        await setActor(trx, user);
         await lockChangeable(trx, slot.resource, user, id);
         return work(trx);
       });

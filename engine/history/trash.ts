@@ -72,7 +72,7 @@ export class Trash {
     let restored: { resource: Resource; id: number } | undefined;
     try {
       await this.db.transaction(async (trx) => {
-        await setActor(trx);
+        await setActor(trx, user);
         const { entry, resource } = await entryFor(trx, user, id, this.resources);
         const columns = [...RECORD_FIELDS, ...resource.fields.flatMap((f) => (f.column ? [f.column] : [])), ...resource.foreignKeys.map((fk) => fk.column)].filter((c) => c in entry.row).map(q);
         await trx.raw(`insert into ${q(resource.table)} (${columns.join(', ')}) select ${columns.join(', ')} from jsonb_populate_record(null::${q(resource.table)}, ?::jsonb)`, [JSON.stringify(entry.row)]);

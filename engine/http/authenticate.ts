@@ -12,7 +12,6 @@ import { notAuthenticated, notFound } from '../errors.js';
 import { tokenKeyOf, type TokenAuthenticator } from '../auth/token-auth.js';
 import { checkCsrf, currentSessionId, sessionUserId } from '../auth/sessions.js';
 import { loadPrincipal, type Principal } from '../auth/users.js';
-import { actingAs } from '../audit/actor.js';
 
 async function sessionPrincipal(db: Knex, ctx: Context): Promise<Principal> {
   const userId = sessionUserId(ctx);
@@ -23,21 +22,20 @@ async function sessionPrincipal(db: Knex, ctx: Context): Promise<Principal> {
   return { ...user, sessionId: currentSessionId(ctx) };
 }
 
-/** The rest of the request as its user, so its writes are captured with the user and the request id. */
-const actAs = (ctx: Context, next: Next): Promise<void> =>
-  actingAs({ userId: (ctx.state.user as Principal).id, requestId: ctx.state.requestId as string | undefined }, next);
+/** The request's principal: its writes are captured with the user and the request's id. */
+const inRequest = (ctx: Context, principal: Principal): Principal => ({ ...principal, requestId: ctx.state.requestId as string | undefined });
 
 /** `session` is the session middleware: it runs around the rest of the request only when there is no token. */
 export function authenticator(db: Knex, tokens: TokenAuthenticator, session: Middleware): Middleware {
   return async (ctx: Context, next: Next): Promise<void> => {
     const key = tokenKeyOf(ctx.get('Authorization') || undefined);
     if (key !== undefined) {
-      ctx.state.user = await tokens.authenticate(key);
-      return actAs(ctx, next);
+      ctx.state.user = inRequest(ctx, await tokens.authenticate(key));
+      return next();
     }
     await session(ctx, async () => {
-      ctx.state.user = await sessionPrincipal(db, ctx);
-      await actAs(ctx, next);
+      ctx.state.user = inRequest(ctx, await sessionPrincipal(db, ctx));
+      await next();
     });
   };
 }

@@ -18,8 +18,8 @@ export function mountBatch(routes: RouteTable, batch: Batch, records: ResourceSe
     methods({
       POST: async (ctx, user) => {
         if (!mayPerform(user, batch.permission)) throw permissionDenied();
-        await idempotent.run(ctx, user, async (body) => {
-          ctx.body = await service.run(user, body);
+        await idempotent.run(ctx, user, async (body, writer) => {
+          ctx.body = await service.run(writer, body);
         });
       },
     }),

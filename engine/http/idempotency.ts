@@ -4,7 +4,7 @@
  * `Idempotent-Replayed: true`, and does nothing; the same key with another request answers 422.
  *
  * The key's row is inserted first, in one transaction that the request's work joins
- * (storage/request-transaction.ts) and that stores the answer before it commits: a concurrent repeat
+ * (Principal.transaction) and that stores the answer before it commits: a concurrent repeat
  * waits on the row's unique index until the first commits (then replays) or rolls back (then runs
  * itself). A request that fails rolls its key back with its work, so it may be sent again. Keys
  * are kept 24 hours.
@@ -14,7 +14,6 @@ import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { badRequest, DetailError } from '../errors.js';
-import { joinTransaction } from '../storage/request-transaction.js';
 import { readJsonBody } from './json-body.js';
 
 const TABLE = 'idempotency_keys';
@@ -35,11 +34,11 @@ export class IdempotentPosts {
 
   constructor(private readonly db: Knex) {}
 
-  /** Runs `handle` with the request's JSON body; once per user and key when the request names one. */
-  async run(ctx: Context, user: Principal, handle: (body: unknown) => Promise<void>): Promise<void> {
+  /** Runs `handle` with the request's JSON body and the user who writes; once per user and key when the request names one, `user` then writing in the key's transaction. */
+  async run(ctx: Context, user: Principal, handle: (body: unknown, user: Principal) => Promise<void>): Promise<void> {
     const body = await readJsonBody(ctx);
     const key = ctx.get('Idempotency-Key');
-    if (!key) return handle(body);
+    if (!key) return handle(body, user);
     if (key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) throw badRequest('Idempotency-Key must be 1 to 255 printable ASCII characters.');
     const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${JSON.stringify(body)}`).digest('base64url');
     await this.purgeExpired();
@@ -48,7 +47,7 @@ export class IdempotentPosts {
       await trx(TABLE).where(mine).whereRaw(`created_at < now() - ${KEPT}`).delete();
       const inserted = await trx(TABLE).insert({ ...mine, fingerprint }).onConflict(['user_id', 'key']).ignore().returning('key');
       if (inserted.length === 0) return replay(ctx, fingerprint, (await trx(TABLE).where(mine).first('fingerprint', 'status', 'body')) as FirstAnswer);
-      await joinTransaction(trx, () => handle(body));
+      await handle(body, { ...user, transaction: trx });
       const text = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body ?? null);
       await trx(TABLE).where(mine).update({ status: ctx.status, body: text });
     });

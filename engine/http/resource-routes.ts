@@ -111,7 +111,7 @@ export function mountResource(routes: RouteTable, service: ResourceService, idem
           await sendJsonArray(ctx, answer.records, () => listHeaders(ctx, answer));
         },
         POST: async (ctx, user) => {
-          await idempotent.run(ctx, user, async (body) => sendJson(ctx, await writes.create(user, body), 201));
+          await idempotent.run(ctx, user, async (body, writer) => sendJson(ctx, await writes.create(writer, body), 201));
         },
       }),
     ),

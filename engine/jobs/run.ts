@@ -1,6 +1,6 @@
 /**
  * One run of a scheduled job: its work in one transaction that the resources' write path joins
- * (storage/request-transaction.ts), as the oldest active superuser, as `manage seed` writes; then
+ * (Principal.transaction), as the oldest active superuser, as `manage seed` writes; then
  * its outcome in `scheduled_jobs`, which `/api/jobs` serves. A run that throws is recorded as
  * failed and rethrown, so the queue retries it.
  */
@@ -12,7 +12,6 @@ import { ResourceService } from '../crud/service.js';
 import { createAjv } from '../crud/validator.js';
 import type { ScheduleContext, ScheduledWrites } from '../declare/schedules.js';
 import type { Registry } from '../registry/registry.js';
-import { joinTransaction } from '../storage/request-transaction.js';
 import { nextRun, type ScheduledJob } from './catalogue.js';
 import type { JOB_OUTCOMES } from './resource.js';
 
@@ -46,7 +45,7 @@ export class JobRuns {
    */
   async run(job: ScheduledJob, attempt = 1, ended?: (outcome: JobOutcome) => void): Promise<void> {
     await this.db(JOBS_TABLE).where({ name: job.name }).update({ last_started: this.db.fn.now(), last_finished: null, attempt });
-    const failure = await this.db.transaction((trx) => joinTransaction(trx, async () => job.declaration.run(await this.context(trx)))).then(
+    const failure = await this.db.transaction(async (trx) => job.declaration.run(await this.context(trx))).then(
       () => undefined,
       (err: unknown) => ({ err }),
     );
@@ -63,8 +62,10 @@ export class JobRuns {
   }
 
   private async context(trx: Knex.Transaction): Promise<ScheduleContext> {
-    const principal = await loadPrincipal(trx, (qb) => void qb.where('u.is_superuser', true).orderBy('u.id'));
-    if (!principal) throw new Error('Scheduled jobs write as a superuser, and there is no active one: run createsuperuser.');
+    const superuser = await loadPrincipal(trx, (qb) => void qb.where('u.is_superuser', true).orderBy('u.id'));
+    if (!superuser) throw new Error('Scheduled jobs write as a superuser, and there is no active one: run createsuperuser.');
+    // no request made its writes: the audit trail names no user for them
+    const principal: Principal = { ...superuser, unattributed: true, transaction: trx };
     return {
       trx,
       today: new Date().toISOString().slice(0, 10),

@@ -7,7 +7,6 @@ import type Router from '@koa/router';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { actingAs } from '../audit/actor.js';
 import type { ResourceService } from '../crud/service.js';
 import { methodNotAllowed, notAuthenticated } from '../errors.js';
 import { readJsonBody } from '../http/json-body.js';
@@ -35,7 +34,7 @@ export function mountMcp(router: Router, services: Iterable<ResourceService>, to
   const serverFor = (user: Principal, requestId: string | undefined): Server => {
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => actingAs({ userId: user.id, requestId }, () => calls.call(request.params.name, request.params.arguments ?? {}, user)));
+    server.setRequestHandler(CallToolRequestSchema, (request) => calls.call(request.params.name, request.params.arguments ?? {}, { ...user, requestId }));
     return server;
   };
 

@@ -7,12 +7,17 @@
  * Each server connection keeps at most `DATABASE_PREPARED_STATEMENTS` of them; naming one more
  * closes the least recently used first (a protocol Close ahead of the new Parse, in the same
  * round trip), so the plans a connection holds in server memory are bounded however many list
- * shapes clients ask for. Unnamed, and so planned with their values each time:
- * - texts that bind a substring pattern (`ilike ?`: search and substring filters): a generic plan
- *   cannot know whether a pattern has the three characters a trigram index needs, and PostgreSQL
- *   compares plans by estimates, which for patterns are guesses;
- * - texts whose Knex array bindings spread into one placeholder per element (their text differs
- *   with the array's length anyway).
+ * shapes clients ask for.
+ *
+ * Texts that bind a substring pattern (`ilike ?`: search and substring filters) are planned with
+ * their values on every run: a generic plan cannot know whether a pattern has the three characters
+ * a trigram index needs, nor how rare it is, and PostgreSQL compares plans by estimates, which for
+ * patterns are guesses (test/list-indexes.test.ts). A list of them is still named, so it is parsed
+ * once, and runs with `plan_cache_mode` set to `force_custom_plan` for its own transaction: the
+ * connection's CUSTOM_PLANS statement, bound and executed just before it in the same round trip
+ * (engine/storage/text-pieces.ts). Elsewhere (counts, exports) they run unnamed. Texts whose Knex
+ * array bindings spread into one placeholder per element always run unnamed (their text differs
+ * with the array's length anyway).
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -33,10 +38,24 @@ function hashName(text: string): string {
   return name;
 }
 
-/** The name a statement runs under; undefined: unnamed, planned with its values each time. */
-export function statementName(sql: string, bindings: readonly unknown[]): string | undefined {
-  return sql.includes(PATTERN_MATCH) || bindings.some(Array.isArray) ? undefined : hashName(sql);
+/** Whether a text's plans must be made with its values each time (a pattern's). */
+export const plannedWithValues = (sql: string): boolean => sql.includes(PATTERN_MATCH);
+
+/**
+ * The name a statement runs under; undefined: unnamed, planned with its values each time.
+ * `customPlans`: the caller runs it under CUSTOM_PLANS, so a pattern's text may be named too.
+ */
+export function statementName(sql: string, bindings: readonly unknown[], customPlans = false): string | undefined {
+  return (plannedWithValues(sql) && !customPlans) || bindings.some(Array.isArray) ? undefined : hashName(sql);
 }
+
+/**
+ * A named statement every connection that takes named statements prepares when it opens, outside
+ * their bound (never closed): run just before a statement in the same transaction (the messages up
+ * to a Sync are one), that statement's plan is made with its values. Protocol-level, so PgBouncer's
+ * prepared-statement tracking carries it over to whichever server connection runs it.
+ */
+export const CUSTOM_PLANS: pg.QueryConfig = { name: 'bms_custom_plans', text: `select set_config('plan_cache_mode', 'force_custom_plan', true)` };
 
 /** `fragment` as a raw query, named per `statementName`. */
 export function prepared(db: Knex | Knex.Transaction, fragment: Fragment): Knex.Raw {

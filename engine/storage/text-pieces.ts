@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Readable } from 'node:stream';
 import type { Fragment } from './sql.js';
-import { BoundedQuery, statementName } from './statements.js';
+import { BoundedQuery, CUSTOM_PLANS, plannedWithValues, statementName } from './statements.js';
 import { statementTrace } from '../tracing/hooks.js';
 
 /** Texts are handed on in pieces of about this size. */
@@ -63,6 +63,7 @@ interface DataRow {
 
 /** The messages of pg's connection that run a bound portal. */
 interface PortalWire {
+  bind(config: { statement: string; values: unknown[] }): void;
   execute(config: { rows: number }): void;
   flush(): void;
   sync(): void;
@@ -80,6 +81,8 @@ class TextRowsQuery extends BoundedQuery {
   private failed: ((err: unknown) => void) | undefined;
   private ended = false;
   private error: unknown;
+  /** Statements run ahead of this one in its transaction whose answers are not its rows. */
+  private ahead = 0;
   /** Called once the statement has ended (or failed) and the connection is free. */
   onSettled: (error: unknown) => void = () => undefined;
 
@@ -90,10 +93,23 @@ class TextRowsQuery extends BoundedQuery {
     /** The connection's socket, paused while the pieces wait. */
     private socket: Readable | undefined,
     first: FirstRow | undefined,
+    /** Named, yet planned with its values each run (see CUSTOM_PLANS). */
+    private readonly customPlans = false,
   ) {
     // extended even without values: the first row is asked for alone (see _getRows)
     super({ text, name, values, queryMode: 'extended' } as pg.QueryConfig);
     this.builder = new PieceBuilder(first);
+  }
+
+  /** pg's Parse, Bind and Describe, after CUSTOM_PLANS when a named statement must be planned with its values. */
+  prepare(connection: PortalWire): void {
+    // a connection that takes no named statements has run this one unnamed (BoundedQuery), planned with its values anyway
+    if (this.customPlans && (this as { name?: string }).name) {
+      connection.bind({ statement: CUSTOM_PLANS.name!, values: [] });
+      connection.execute({ rows: 0 });
+      this.ahead = 1;
+    }
+    (pg.Query.prototype as unknown as { prepare(c: PortalWire): void }).prepare.call(this, connection);
   }
 
   /**
@@ -116,11 +132,14 @@ class TextRowsQuery extends BoundedQuery {
   handleRowDescription(): void {}
 
   handleDataRow({ fields }: DataRow): void {
+    if (this.ahead) return;
     const piece = this.builder.row(fields);
     if (piece !== undefined) this.deliver(piece);
   }
 
-  handleCommandComplete(): void {}
+  handleCommandComplete(): void {
+    if (this.ahead) this.ahead--;
+  }
 
   handleError(err: unknown): void {
     this.error = err;
@@ -193,7 +212,8 @@ function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): Tex
   return {
     async *[Symbol.asyncIterator]() {
       const client = (await db.client.acquireConnection()) as PooledClient;
-      const rows = new TextRowsQuery(sql, statementName(query.sql, query.bindings), [...bindings], client.connection.stream, first);
+      const customPlans = plannedWithValues(query.sql);
+      const rows = new TextRowsQuery(sql, statementName(query.sql, query.bindings, customPlans), [...bindings], client.connection.stream, first, customPlans);
       const ended = traced?.begin();
       // Knex's events for it, as Knex emits them for its own queries: listeners (metrics) time it by its uid
       const event = { sql, bindings, method: 'raw', __knexUid: (client as { __knexUid?: string }).__knexUid, __knexQueryUid: `pieces-${++streamed}` };
