@@ -7,7 +7,8 @@
  * follow, where the next page starts and how many records match.
  */
 import type { Resource } from '../registry/resource.js';
-import { listRecords, ROW } from '../storage/serialise.js';
+import { headProbe, listRecords, PROBE_ROWS, ROW } from '../storage/serialise.js';
+import { plannedWithValues } from '../storage/statements.js';
 import { frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 import { beyondKey, complement, isBackward, keyOf, orderBy, reversed, type Comparison, type Key } from './keyset.js';
 import { encodeCursor } from './list-cursor.js';
@@ -37,6 +38,12 @@ export interface ListQuery {
    * of at most two keys; `total` when counted, from the same snapshot as the records.
    */
   records: Fragment;
+  /**
+   * For a list planned with its values on every run (a search's), which may hold more than a head:
+   * its first records alone (headProbe), to be read first; when they are all it has, they are the
+   * answer, and `records` does not run.
+   */
+  probe?: Fragment;
   /** The head from the first row's columns after `json`. */
   head(columns: readonly (string | null)[]): ListHead;
   /** The links around the page, from the edge its first row carried. */
@@ -66,8 +73,10 @@ export function listQuery(resource: Resource, visible: readonly Fragment[], plan
       ? listRecords(resource, frag(`${ROW}.id in (select ${ROW}.id from ${table} where ${matching.sql} order by ${nearest} limit ?)`, [...matching.bindings, size]), order, undefined, 0, also, list)
       : listRecords(resource, matching, order, size, skip, also, list);
 
+  const probed = !backward && (size === undefined || size > PROBE_ROWS) && plannedWithValues(records.sql);
   return {
     records,
+    probe: probed ? headProbe(resource, matching, order, skip, also, list) : undefined,
     head(columns) {
       const value = (column: Fragment | undefined) => (column ? (columns[also.indexOf(column)] ?? null) : null);
       const keys = value(edge);

@@ -24,7 +24,7 @@ import { ReadRouting } from '../storage/replicas.js';
 import type { Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, type Fragment } from '../storage/sql.js';
-import { textPieces } from '../storage/text-pieces.js';
+import { probedPieces, textPieces } from '../storage/text-pieces.js';
 import { isObject, normaliseBody, type Validated } from './body.js';
 import { BatchStatement, type BatchInput } from './batch-statement.js';
 import { filtersOf, type Filter } from './filters.js';
@@ -144,7 +144,8 @@ export class ResourceService {
     const plan = planList(this.resource, this.filters, this.orderable, fieldMask(this.resource, user), query, this.shapes);
     const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows, plan.shape && selectList(plan.shape, user));
     let head: ListHead = { edge: [], total: undefined };
-    const records = this.reads.stream((db) => textPieces(db, page.records, (columns) => (head = page.head(columns))));
+    const first = (columns: readonly (string | null)[]) => (head = page.head(columns));
+    const records = this.reads.stream((db) => (page.probe ? probedPieces(db, page.probe, page.records, first) : textPieces(db, page.records, first)));
     return { records, total: () => head.total, links: () => page.links(head.edge) };
   }
 

@@ -102,6 +102,37 @@ export const jsonRows = (list: string, from: string): string => `select row_to_j
  */
 const HEAD_ROWS = [1_000, 9_000];
 
+/** The records a probe joins (headProbe): as many as the first head. */
+export const PROBE_ROWS = HEAD_ROWS[0]!;
+
+/** The rows of `where` in `order` (`count` of them after `skip`), each as its JSON text in the column `json`. */
+function jsonRecordsIn(resource: Resource, where: Fragment, order: string, list: Fragment, count: number | undefined, skip: number): Fragment {
+  const rows = `${q(resource.table)} ${ROW} where ${where.sql} order by ${order}${count === undefined ? '' : ' limit ?'}${skip ? ' offset ?' : ''}`;
+  // rows skipped by an offset would be projected all the same (their subselects too), so a page skips
+  // them below the select list; not an unbounded rest, for which the planner then prefers sorting the table
+  const from = skip && count !== undefined ? `(select ${ROW}.* from ${rows}) ${ROW} order by ${order}` : rows;
+  return frag(`select row_to_json(r)::text as json from (select ${list.sql} from ${from}) r`, [
+    ...list.bindings,
+    ...where.bindings,
+    ...[count, skip || undefined].filter((n) => n !== undefined),
+  ]);
+}
+
+/**
+ * The first PROBE_ROWS records of a list, joined into one text as its first row would hold them
+ * (`also` beside them), and in a last column how many rows were read, up to one more: more than
+ * PROBE_ROWS says the list goes on. One select list instead of listRecords' three, for lists that
+ * are planned for every run (a search's), most of which fit in it.
+ */
+export function headProbe(resource: Resource, where: Fragment, order: string, offset: number, also: readonly Fragment[] = [], list: Fragment = frag(selectList(resource))): Fragment {
+  const head = jsonRecordsIn(resource, where, order, list, PROBE_ROWS + 1, offset);
+  return frag(
+    `select string_agg(json, ',') filter (where w_n <= ?) as json${also.map((a) => `, ${a.sql}`).join('')}, count(*)::int as w_rows ` +
+      `from (select json, row_number() over () as w_n from (${head.sql}) h) h`,
+    [PROBE_ROWS, ...also.flatMap((a) => a.bindings), ...head.bindings],
+  );
+}
+
 /**
  * A list's records in their order, `limit` of them after `offset`: the first row holds the first
  * head of the list joined by commas in one text (null when empty), `also` beside it; the second row
@@ -121,17 +152,7 @@ export function listRecords(
   also: readonly Fragment[] = [],
   list: Fragment = frag(selectList(resource)),
 ): Fragment {
-  const records = (count: number | undefined, skip: number): Fragment => {
-    const rows = `${q(resource.table)} ${ROW} where ${where.sql} order by ${order}${count === undefined ? '' : ' limit ?'}${skip ? ' offset ?' : ''}`;
-    // rows skipped by an offset would be projected all the same (their subselects too), so a page skips
-    // them below the select list; not an unbounded rest, for which the planner then prefers sorting the table
-    const from = skip && count !== undefined ? `(select ${ROW}.* from ${rows}) ${ROW} order by ${order}` : rows;
-    return frag(`select row_to_json(r)::text as json from (select ${list.sql} from ${from}) r`, [
-      ...list.bindings,
-      ...where.bindings,
-      ...[count, skip || undefined].filter((n) => n !== undefined),
-    ]);
-  };
+  const records = (count: number | undefined, skip: number): Fragment => jsonRecordsIn(resource, where, order, list, count, skip);
   const beside = (first: boolean) => also.map((a) => `, ${first ? a.sql : 'null'}`).join('');
   const alsoBindings = also.flatMap((a) => a.bindings);
   if (limit !== undefined && limit <= HEAD_ROWS[0]!) {

@@ -10,6 +10,7 @@ import pg from 'pg';
 import type { Readable } from 'node:stream';
 import type { Fragment } from './sql.js';
 import { BoundedQuery, CUSTOM_PLANS, plannedWithValues, statementName } from './statements.js';
+import { PROBE_ROWS } from './serialise.js';
 import { statementTrace } from '../tracing/hooks.js';
 
 /** Texts are handed on in pieces of about this size. */
@@ -264,4 +265,24 @@ function embeddedPieces(db: Knex, query: Fragment, first: FirstRow | undefined):
 export function textPieces(db: Knex, query: Fragment, first?: FirstRow): TextPieces {
   const onServer = (db.client as { config?: { client?: unknown } }).config?.client === 'pg';
   return (onServer ? wirePieces : embeddedPieces)(db, query, first);
+}
+
+/**
+ * The pieces of a list whose `probe` (headProbe: its first records, one row, the number of rows
+ * read in its last column) may hold all of it: the probe's when it does, else `query`'s, the whole
+ * list from a snapshot of its own. Either way `first` sees the first row's columns once.
+ */
+export function probedPieces(db: Knex, probe: Fragment, query: Fragment, first?: FirstRow): TextPieces {
+  return {
+    async *[Symbol.asyncIterator]() {
+      let read = 0;
+      let head: readonly (string | null)[] = [];
+      const pieces: string[] = [];
+      for await (const piece of textPieces(db, probe, (columns) => ((read = Number(columns.at(-1))), (head = columns.slice(0, -1)))))
+        pieces.push(piece);
+      if (read > PROBE_ROWS) return yield* textPieces(db, query, first);
+      first?.(head);
+      yield* pieces;
+    },
+  };
 }
