@@ -1,18 +1,19 @@
 /**
- * Every declared resource's table carries the change-capture trigger (`bms_capture`,
- * engine/audit/capture-function.ts), its arguments taken from the declaration: the resource key, its
- * event prefix, its state column, the columns recorded (served ones only, so a password, hash or
- * secret never is; and no bookkeeping, so an update of only `last_login` records and sends nothing)
- * and, for a resource with a view rule, the columns kept whole with each entry: the
- * served ones, `id` and `created_by`, so every column a rule reads of the row (access-check.ts
- * refuses rules on fields never served), and `/api/audit` judges each entry by the values it
- * recorded (viewsEveryState, engine/access/visibility.ts). Kept in step on every migrate: a trigger
- * whose arguments differ from the declaration's is replaced, so a new resource or field needs no
- * migration of its own for it.
+ * Every declared resource's table carries the change-capture trigger (`bms_capture`, calling the
+ * table's own function, engine/audit/capture-function.ts), its arguments taken from the
+ * declaration: the resource key, its event prefix, its state column, the columns recorded (served
+ * ones only, so a password, hash or secret never is; and no bookkeeping, so an update of only
+ * `last_login` records and sends nothing) and, for a resource with a view rule, the columns kept
+ * whole with each entry: the served ones, `id` and `created_by`, so every column a rule reads of
+ * the row (access-check.ts refuses rules on fields never served), and `/api/audit` judges each
+ * entry by the values it recorded (viewsEveryState, engine/access/visibility.ts). Kept in step on
+ * every migrate: a trigger whose arguments differ from the declaration's, or a function whose
+ * columns do, is replaced, so a new resource or field needs no migration of its own for it.
  */
 import type { Knex } from 'knex';
 import type { Resource } from '../registry/resource.js';
 import { keepTriggerInStep } from '../storage/declared-triggers.js';
+import { captureBody } from './capture-function.js';
 
 /** `issue.issue`: the first two parts of the resource's webhook event names. */
 export const eventPrefix = (r: Resource): string => `${r.module}.${r.name}`;
@@ -32,6 +33,12 @@ function argumentsOf(r: Resource): string[] {
 }
 
 export async function syncCaptureTriggers(db: Knex, resources: readonly Resource[]): Promise<void> {
+  const byTable = new Map(resources.map((r) => [r.table, r]));
   const wanted = new Map(resources.map((r) => [r.table, argumentsOf(r)]));
-  await keepTriggerInStep(db, { name: 'bms_capture', when: 'after insert or update or delete', call: 'bms_capture', wanted });
+  // each table's own function, its columns written out: those of the table (as the generic one skips a column the row lacks)
+  const functions = (table: string, columns: ReadonlySet<string>) => {
+    const { recorded, kept } = capturedColumns(byTable.get(table)!);
+    return captureBody(true, true, { recorded: recorded.filter((c) => columns.has(c)), kept: kept.filter((c) => columns.has(c)) });
+  };
+  await keepTriggerInStep(db, { name: 'bms_capture', when: 'after insert or update or delete', call: 'bms_capture', wanted, functions });
 }
