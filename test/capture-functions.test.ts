@@ -1,0 +1,136 @@
+/**
+ * The change capture's functions of their own (engine/audit/capture-function.ts, link-capture.ts,
+ * engine/storage/declared-triggers.ts): every declared table and link table calls a function with
+ * its columns written out, which records what the generic function of the migrations recorded; the
+ * functions are kept in step with the declarations; the flush reads a relation it does not know.
+ */
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { suite } from './support/hooks.js';
+import { created, unique } from './support/fixtures.js';
+import { loadRegistry } from '../engine/registry/registry.js';
+import { syncCaptureTriggers } from '../engine/audit/capture-triggers.js';
+import { flushBody, syncLinkCaptureTriggers } from '../engine/audit/link-capture.js';
+import { ownFunction } from '../engine/storage/declared-triggers.js';
+
+/** Table → the function its trigger `name` calls. */
+async function calls(db: Knex, name: string): Promise<Map<string, string>> {
+  const { rows } = (await db.raw(`select c.relname as "table", p.proname as fn from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_proc p on p.oid = t.tgfoid where t.tgname = ?`, [name])) as {
+    rows: { table: string; fn: string }[];
+  };
+  return new Map(rows.map((r) => [r.table, r.fn]));
+}
+
+const functionExists = async (db: Knex, name: string) => ((await db.raw('select 1 from pg_proc where proname = ?', [name])) as { rows: unknown[] }).rows.length === 1;
+
+/** Runs `work` in a transaction that is rolled back, and answers what it answered. */
+async function rolledBack<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  let result: T | undefined;
+  const undo = new Error('rolled back on purpose');
+  await db
+    .transaction(async (trx) => {
+      result = await work(trx);
+      throw undo;
+    })
+    .catch((err: unknown) => {
+      if (err !== undo) throw err;
+    });
+  return result!;
+}
+
+describe("the change capture's functions of their own", () => {
+  it('every declared table and link table calls its own function, none the generic one', async () => {
+    const { db } = suite().service;
+    const registry = await loadRegistry();
+    const records = await calls(db, 'bms_capture');
+    const links = await calls(db, 'bms_capture_links');
+    const linkTables = new Set(registry.resources.flatMap((r) => r.manyToMany.map((m) => m.spec.table)));
+    expect(registry.resources.length).to.be.greaterThan(80);
+    for (const r of registry.resources) expect(records.get(r.table), r.key).to.equal(ownFunction('bms_capture', r.table));
+    for (const table of linkTables) expect(links.get(table), table).to.equal(ownFunction('bms_capture_links', table));
+    expect([...records.values(), ...links.values()]).to.not.include.members(['bms_capture', 'bms_capture_links']);
+    // a name past 63 characters ends in a hash of the table's, and stays unique
+    const long = ownFunction('bms_capture_links', 'x'.repeat(57));
+    expect(long).to.have.length(63).and.match(/_[0-9a-f]{8}$/);
+    expect(ownFunction('bms_capture_links', `${'x'.repeat(56)}y`)).to.not.equal(long);
+  });
+
+  it('records what the generic functions recorded: creates with links, an update, links removed, a delete, entry by entry', async () => {
+    const { admin, service } = suite();
+    const tracker = await created(admin, '/api/issue/tracker', { title: unique('captured') });
+    const categories = await Promise.all([1, 2].map(() => created(admin, '/api/issue/category', { title: unique('category'), tracker_id: tracker.id })));
+    const issue = await created(admin, '/api/issue/issue', { title: 'as written', tracker_id: tracker.id, category_ids: [categories[0].id] });
+    const argsOf = async (trigger: string, table: string) =>
+      ((await service.db.raw(`select obj_description(oid, 'pg_trigger') as args from pg_trigger where tgname = ? and tgrelid = ?::regclass`, [trigger, table])) as { rows: { args: string }[] }).rows[0]!.args;
+    const [recordArgs, linkArgs] = [await argsOf('bms_capture', 'issue_issue'), await argsOf('bms_capture_links', 'issue_issue_categories')];
+    const writes = async (trx: Knex.Transaction) => {
+      await trx.raw(`select set_config('bms.user_id', '1', true)`);
+      const make = async (title: string) =>
+        ((await trx.raw(`insert into issue_issue (title, tracker_id, description, deadline, created_by) values (?, ?, 'text', '2026-12-24', 1) returning id`, [title, tracker.id])).rows as { id: number }[])[0]!.id;
+      const [made, doomed] = [await make('made here'), await make('gone again')];
+      await trx.raw(`insert into issue_issue_categories (issue_id, category_id) values (?, ?), (?, ?), (?, ?)`, [made, categories[0].id, made, categories[1].id, doomed, categories[0].id]);
+      await trx.raw(`update issue_issue set title = 'rewritten', state = 'pending', archived = true where id = ?`, [issue.id]);
+      await trx.raw(`delete from issue_issue_categories where issue_id = ?`, [issue.id]);
+      await trx.raw(`delete from issue_issue where id = ?`, [doomed]);
+      // the deferred flush runs now, as it would at commit
+      await trx.raw('set constraints all immediate');
+      const entries = (await trx.raw(`select action, resource, changes, snapshot from audit_entries where tx = txid_current() order by id`)).rows as { snapshot: { id: number } | null }[];
+      const deliveries = (await trx.raw(`select count(*)::int as n from webhook_deliveries where tx = txid_current()`)).rows as unknown[];
+      // the new records' ids differ between the runs
+      return { entries: entries.map((e) => ({ ...e, snapshot: e.snapshot && { ...e.snapshot, id: undefined } })), deliveries };
+    };
+    const own = await rolledBack(service.db, writes);
+    const generic = await rolledBack(service.db, async (trx) => {
+      await trx.raw(`create or replace trigger bms_capture after insert or update or delete on issue_issue for each row execute function bms_capture(${recordArgs})`);
+      await trx.raw(`create or replace trigger bms_capture_links before insert or delete on issue_issue_categories for each row execute function bms_capture_links(${linkArgs})`);
+      await trx.raw(`create or replace function bms_flush_links() returns trigger language plpgsql as $bms$${flushBody([])}$bms$`);
+      return writes(trx);
+    });
+    expect(own.entries.map((e: any) => e.action)).to.deep.equal(['create', 'create', 'update', 'delete']);
+    expect(own.entries[0]).to.have.nested.property('changes.category_ids').that.deep.equals([categories[0].id, categories[1].id].sort((a, b) => a - b));
+    expect(own.entries[1]).to.not.have.nested.property('changes.category_ids');
+    expect(own.entries[2]).to.have.nested.property('changes.category_ids').that.deep.equals([[categories[0].id], []]);
+    expect(own.entries[2]).to.have.nested.property('changes.state').that.deep.equals(['new', 'pending']);
+    expect(own).to.deep.equal(generic);
+  });
+
+  it('keeps the functions in step with the declarations: one changed is replaced, one no table calls is dropped', async () => {
+    const { db } = suite().service;
+    const { resources } = await loadRegistry();
+    const own = ownFunction('bms_capture', 'issue_issue');
+    const linkOwn = ownFunction('bms_capture_links', 'issue_issue_categories');
+    const body = async (name: string) => ((await db.raw('select prosrc from pg_proc where proname = ?', [name])) as { rows: { prosrc: string }[] }).rows[0]!.prosrc;
+    const [wanted, wantedLinks, wantedFlush] = [await body(own), await body(linkOwn), await body('bms_flush_links')];
+    for (const name of [own, linkOwn, 'bms_flush_links']) await db.raw(`create or replace function ${name}() returns trigger language plpgsql as $$ begin return null; end $$`);
+    for (const name of ['bms_capture__gone', 'bms_capture_links__gone']) await db.raw(`create function ${name}() returns trigger language plpgsql as $$ begin return null; end $$`);
+    await syncCaptureTriggers(db, resources);
+    await syncLinkCaptureTriggers(db, resources);
+    expect(await body(own)).to.equal(wanted);
+    expect(await body(linkOwn)).to.equal(wantedLinks);
+    expect(await body('bms_flush_links')).to.equal(wantedFlush);
+    expect(await functionExists(db, 'bms_capture__gone')).to.equal(false);
+    expect(await functionExists(db, 'bms_capture_links__gone')).to.equal(false);
+  });
+
+  it('a flush that does not know a relation reads its set by a query built for it', async () => {
+    const { admin, service } = suite();
+    const { resources } = await loadRegistry();
+    const tracker = await created(admin, '/api/issue/tracker', { title: unique('unknown side') });
+    const category = await created(admin, '/api/issue/category', { title: unique('category'), tracker_id: tracker.id });
+    const issue = await created(admin, '/api/issue/issue', { title: 'links only', tracker_id: tracker.id });
+    // a flush made before the relation was declared: every side but the issue's categories
+    const { rows } = (await service.db.raw(`select prosrc from pg_proc where proname = 'bms_flush_links'`)) as { rows: { prosrc: string }[] };
+    const older = rows[0]!.prosrc.replace(/if c\.resource = 'issue\/issue' and c\.name = 'category_ids' then\s+now_ids := [^;]+;\s+els/, '');
+    expect(older).to.not.equal(rows[0]!.prosrc);
+    await service.db.raw(`create or replace function bms_flush_links() returns trigger language plpgsql as $bms$${older}$bms$`);
+    try {
+      const res = await admin.patch(`/api/issue/issue/${issue.id}`, { category_ids: [category.id] });
+      expect(res.status, res.text).to.equal(200);
+    } finally {
+      await syncLinkCaptureTriggers(service.db, resources);
+    }
+    const trail = await admin.get(`/api/audit?resource=issue/issue&record_id=${issue.id}&action=update`);
+    expect(trail.status, trail.text).to.equal(200);
+    expect(trail.body[0].changes).to.deep.equal({ category_ids: [[], [category.id]] });
+  });
+});
