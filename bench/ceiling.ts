@@ -130,6 +130,11 @@ function serve(log: Logger): void {
       principalOf(pool, req.headers.authorization)
         .then(() => files.serve(req, res))
         .catch((err: unknown) => {
+          // a download its client left (the load stopping mid-answer): nothing more to say; Node.js 24's pipeline rejects for it
+          if (res.headersSent) {
+            res.destroy();
+            return;
+          }
           if (!(err instanceof Refusal)) process.stderr.write(`ceiling: ${(err as Error).stack ?? String(err)}\n`);
           const [status, text] = err instanceof Refusal ? err.answer : detail(500, 'A server error occurred.');
           res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), Connection: 'close' });

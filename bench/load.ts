@@ -2,7 +2,7 @@
 import autocannon from 'autocannon';
 import type { BenchData } from './seed.js';
 import type { BenchRequest, Scenario, Turn } from './scenarios.js';
-import { withUsage, type Target } from './targets.js';
+import { authorization, withUsage, type Target } from './targets.js';
 
 export interface Measurement {
   requests: number;
@@ -15,10 +15,10 @@ export interface Measurement {
   errors: number;
   /** The errors by kind: a status code, `timeout` or `socket error`. */
   failures: Record<string, number>;
-  /** Bytes; summed over workers. */
-  peakRss: number;
+  /** Bytes; summed over workers; undefined when the target's processes are unknown (a peer without --peer-pid). */
+  peakRss: number | undefined;
   /** CPU time of the serving processes per completed request, milliseconds: the cost that a busy machine does not blur. */
-  cpuMsPerRequest: number;
+  cpuMsPerRequest: number | undefined;
 }
 
 export interface LoadShape {
@@ -36,15 +36,23 @@ interface Connection {
 
 export async function runLoad(target: Target, scenario: Scenario, data: BenchData, shape: LoadShape): Promise<Measurement> {
   const next = scenario.requests(data, shape.connections);
-  const token = scenario.as === 'admin' ? data.adminToken : data.viewerToken;
-  const headers = { authorization: `Token ${token}`, 'content-type': 'application/json' };
+  const { dialect } = target;
+  const status = dialect.status(scenario);
+  const headers = { authorization: authorization(target, scenario.as, data), 'content-type': 'application/json' };
   let n = 0;
   let slots = 0;
+  // each connection's next turn, carried over from the last run where the target keeps what runs wrote
+  const carried = scenario.writes ? target.carried : undefined;
+  const turns = [...(carried?.get(scenario.name) ?? [])];
   const setupRequest = (req: autocannon.Request): autocannon.Request => {
     const c = (req as { connection: Connection }).connection;
-    if (c.slot < 0) c.slot = slots++;
+    if (c.slot < 0) {
+      c.slot = slots++;
+      c.k = turns[c.slot] ?? 0;
+    }
     const turn: Turn = { n: n++, slot: c.slot, k: c.k++ };
-    const made: BenchRequest = next(turn);
+    turns[c.slot] = c.k;
+    const made: BenchRequest = dialect.request(next(turn));
     return { ...req, ...made, headers: { ...headers, ...made.headers } };
   };
   const { result, peakRss, cpuMs } = await withUsage(target, () =>
@@ -60,8 +68,9 @@ export async function runLoad(target: Target, scenario: Scenario, data: BenchDat
       requests: [{ connection: { slot: -1, k: 0 }, setupRequest } as autocannon.Request],
     }),
   );
+  carried?.set(scenario.name, turns);
   const failures: Record<string, number> = { timeout: result.timeouts, 'socket error': result.errors - result.timeouts };
-  for (const [status, { count = 0 }] of Object.entries(result.statusCodeStats ?? {})) if (status !== String(scenario.status)) failures[status] = count;
+  for (const [code, { count = 0 }] of Object.entries(result.statusCodeStats ?? {})) if (code !== String(status)) failures[code] = count;
   const errors = Object.values(failures).reduce((sum, n) => sum + n, 0);
   return {
     requests: result.requests.total,
@@ -71,6 +80,6 @@ export async function runLoad(target: Target, scenario: Scenario, data: BenchDat
     errors,
     failures,
     peakRss,
-    cpuMsPerRequest: cpuMs / Math.max(result.requests.total, 1),
+    cpuMsPerRequest: cpuMs === undefined ? undefined : cpuMs / Math.max(result.requests.total, 1),
   };
 }

@@ -1,6 +1,19 @@
 /** The bench's command line: `npm run bench -- [options]`. */
 import { parseArgs } from 'node:util';
+import { PEER_KINDS, type PeerKind } from './peers.js';
 import { SCENARIO_NAMES } from './scenarios.js';
+import { EXPORTABLE_TABLES } from './seed.js';
+
+/** Another running service to drive with the same scenarios (bench/peers.ts). */
+export interface PeerOptions {
+  url: string;
+  kind: PeerKind;
+  token: string;
+  /** For the non-superuser's scenario; without it the peer skips that one. */
+  viewerToken: string | undefined;
+  /** Its main process, when the bench may read its memory and CPU time in /proc. */
+  pid: number | undefined;
+}
 
 export interface BenchOptions {
   /** The server the bench database is created on (its own database is used as the maintenance one). */
@@ -27,6 +40,10 @@ export interface BenchOptions {
   metricsCost: boolean;
   /** Instead of the table: one file of this many MiB uploaded and downloaded, the service's resident memory watched. */
   fileMemory: number | undefined;
+  /** The table's scenarios against this service too. */
+  peer: PeerOptions | undefined;
+  /** Instead of the table: the seeded rows of these tables written to this file as SQL (bench/export-sql.ts). */
+  exportSql: { file: string; tables: string[] } | undefined;
 }
 
 export class UsageError extends Error {}
@@ -59,9 +76,24 @@ runs the service and the raw ceiling (bench/ceiling.ts) side by side, and prints
   --file-memory MIB    instead of the table: one file of MIB MiB (e.g. 1024) uploaded to and downloaded
                        from the service (1 worker), its resident memory's rise over each reported;
                        exit code 1 when a rise reaches 64 MiB
+  --peer-url URL       also drive another running service holding the same rows (see --export-sql)
+                       with every scenario its kind can express, and print the service's req/s
+                       over the peer's beside the ceiling's; the bench neither starts nor stops it
+  --peer-token T       the peer's token for a superuser (required with --peer-url)
+  --peer-kind KIND     the peer's URL shape and token header: generic (this service's paths,
+                       Authorization: Token T; default), directus (/items/issue_issue, Bearer T)
+                       or drf (the spec's paths with a trailing slash, Token T)
+  --peer-viewer-token T  the peer's token for the non-superuser (else its scenario is skipped there)
+  --peer-pid PID       the peer's main process, to report its peak RSS and CPU time (with its
+                       workers' when it has any); without it those columns stay empty for the peer
+  --export-sql FILE    instead of the table: seed, write the seeded rows to FILE as SQL INSERTs
+                       (this service's table and column names) for a peer to load, and stop
+  --export-tables LIST the tables --export-sql writes, comma-separated (default all of
+                       ${EXPORTABLE_TABLES.join(', ')})
   --help               this text
 
-Exits 1 when any request failed, the ceiling's answers differ from the service's, or the soak failed.`;
+Exits 1 when any request failed, the ceiling's answers differ from the service's, a peer does not
+answer its first request, or the soak failed.`;
 
 const DEFAULTS = { issues: 100_000, rounds: 3, duration: 10, requests: undefined as number | undefined, warmup: 2, connections: 32, workers: '1,2', sharedProcesses: false };
 const SMOKE = { ...DEFAULTS, issues: 1000, rounds: 1, requests: 100, warmup: 0, sharedProcesses: true };
@@ -103,6 +135,13 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
         soak: { type: 'string' },
         'metrics-cost': { type: 'boolean', default: false },
         'file-memory': { type: 'string' },
+        'peer-url': { type: 'string' },
+        'peer-token': { type: 'string' },
+        'peer-kind': { type: 'string' },
+        'peer-viewer-token': { type: 'string' },
+        'peer-pid': { type: 'string' },
+        'export-sql': { type: 'string' },
+        'export-tables': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -110,6 +149,8 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     throw new UsageError((err as Error).message);
   }
   if (parsed.help) return undefined;
+  const modes = (['soak', 'metrics-cost', 'file-memory', 'export-sql'] as const).filter((m) => parsed[m] !== undefined && parsed[m] !== false);
+  if (modes.length > 1) throw new UsageError(`${modes.map((m) => `--${m}`).join(' and ')} each replace the table: give one of them.`);
   const d = parsed.soak !== undefined ? SOAK : parsed.smoke ? SMOKE : DEFAULTS;
   const workers = list('workers', parsed.workers ?? d.workers).map((w) => count('workers', w, 1));
   const connections = count('connections', parsed.connections, d.connections);
@@ -130,5 +171,45 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     soak: parsed.soak === undefined ? undefined : count('soak', parsed.soak, 0),
     metricsCost: parsed['metrics-cost'],
     fileMemory: parsed['file-memory'] === undefined ? undefined : count('file-memory', parsed['file-memory'], 1024, 1),
+    peer: readPeer(parsed, modes[0]),
+    exportSql: readExport(parsed['export-sql'], parsed['export-tables']),
   };
+}
+
+type PeerFlags = Partial<Record<'peer-url' | 'peer-token' | 'peer-kind' | 'peer-viewer-token' | 'peer-pid', string>>;
+
+function readPeer(parsed: PeerFlags, mode: string | undefined): PeerOptions | undefined {
+  const url = parsed['peer-url'];
+  if (url === undefined) {
+    const stray = (['peer-token', 'peer-kind', 'peer-viewer-token', 'peer-pid'] as const).find((name) => parsed[name] !== undefined);
+    if (stray) throw new UsageError(`--${stray} describes a peer: give --peer-url too.`);
+    return undefined;
+  }
+  if (mode) throw new UsageError(`--peer-url compares the table's scenarios; --${mode} replaces the table.`);
+  let protocol;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new UsageError(`--peer-url expects an http:// or https:// URL, not "${url}".`);
+  const kind = parsed['peer-kind'] ?? 'generic';
+  if (!(PEER_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--peer-kind: unknown "${kind}"; expected one of ${PEER_KINDS.join(', ')}.`);
+  const token = parsed['peer-token'];
+  if (!token) throw new UsageError('--peer-url needs --peer-token: a superuser\'s token at the peer.');
+  const viewerToken = parsed['peer-viewer-token'];
+  if (viewerToken === '') throw new UsageError('--peer-viewer-token is empty.');
+  const pid = parsed['peer-pid'] === undefined ? undefined : count('peer-pid', parsed['peer-pid'], 0);
+  return { url, kind: kind as PeerKind, token, viewerToken, pid };
+}
+
+function readExport(file: string | undefined, tables: string | undefined): BenchOptions['exportSql'] {
+  if (file === undefined) {
+    if (tables !== undefined) throw new UsageError('--export-tables chooses what --export-sql writes: give --export-sql FILE too.');
+    return undefined;
+  }
+  if (!file) throw new UsageError('--export-sql expects a file name.');
+  const chosen = tables === undefined ? EXPORTABLE_TABLES : list('export-tables', tables, EXPORTABLE_TABLES);
+  // in the seed's order, so a row's references are loaded before it
+  return { file, tables: EXPORTABLE_TABLES.filter((t) => chosen.includes(t)) };
 }

@@ -13,6 +13,26 @@ export function childPids(pid: number): number[] {
 
 export const isRunning = (pid: number): boolean => fs.existsSync(`/proc/${pid}`);
 
+/** Whether `pid` runs and is not a zombie (exited, not yet reaped by its parent: its memory lines are gone). */
+function isLive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !['Z', 'X'].includes(stat.charAt(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
+/** `read()` of process `pid`, or undefined when the read failed because the process is gone. */
+export function whileRunning<T>(pid: number, read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (err) {
+    if (!isLive(pid)) return undefined;
+    throw err;
+  }
+}
+
 /** A `kB` line of /proc/<pid>/status, in bytes. */
 function statusBytes(pid: number, name: string): number {
   const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));

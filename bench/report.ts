@@ -1,4 +1,4 @@
-/** The runs folded into one table: medians over the rounds, errors summed, the highest peak memory, the ratio to the ceiling. */
+/** The runs folded into one table: medians over the rounds, errors summed, the highest peak memory, the ratios to the ceiling and to a peer. */
 import type { Measurement } from './load.js';
 import type { ScenarioName } from './scenarios.js';
 import type { TargetKind } from './targets.js';
@@ -18,9 +18,12 @@ export interface Row extends Omit<Measurement, 'peakRss'> {
   label: string;
   target: TargetKind;
   rounds: number;
-  peakRssMiB: number;
+  /** Undefined when the target's processes are unknown (a peer without --peer-pid). */
+  peakRssMiB: number | undefined;
   /** The service's median req/s over the ceiling's (service rows only). */
   ratio: number | undefined;
+  /** The service's median req/s over the peer's (service rows only, when a peer ran the scenario). */
+  peerRatio: number | undefined;
 }
 
 export const median = (values: readonly number[]): number => {
@@ -56,23 +59,34 @@ export function tabulate(runs: readonly Run[]): Row[] {
       p99: median(m.map((x) => x.p99)),
       errors: m.reduce((sum, x) => sum + x.errors, 0),
       failures: sumFailures(m.map((x) => x.failures)),
-      peakRssMiB: Math.max(...m.map((x) => x.peakRss)) / 2 ** 20,
-      cpuMsPerRequest: median(m.map((x) => x.cpuMsPerRequest)),
+      peakRssMiB: measured(m.map((x) => x.peakRss), (all) => Math.max(...all) / 2 ** 20),
+      cpuMsPerRequest: measured(m.map((x) => x.cpuMsPerRequest), median),
       ratio: undefined,
+      peerRatio: undefined,
     };
   });
-  for (const row of rows) {
-    const ceiling = rows.find((r) => r.target === 'ceiling' && r.workers === row.workers && r.scenario === row.scenario);
-    if (row.target === 'service' && ceiling) row.ratio = row.rps / ceiling.rps;
+  const rpsOf = (target: TargetKind, row: Row) => rows.find((r) => r.target === target && r.workers === row.workers && r.scenario === row.scenario)?.rps;
+  for (const row of rows.filter((r) => r.target === 'service')) {
+    const [ceiling, peer] = [rpsOf('ceiling', row), rpsOf('peer', row)];
+    if (ceiling) row.ratio = row.rps / ceiling;
+    if (peer) row.peerRatio = row.rps / peer;
   }
   return rows;
+}
+
+/** `fold` of the rounds' values, or undefined when they were not measured. */
+function measured(values: readonly (number | undefined)[], fold: (all: number[]) => number): number | undefined {
+  const known = values.filter((v) => v !== undefined);
+  return known.length === values.length ? fold(known) : undefined;
 }
 
 const number = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** A Markdown table, as docs/performance.md shows it. */
 export function render(rows: readonly Row[]): string {
-  const head = ['workers', 'scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'CPU ms/req', 'service/ceiling'];
+  const peer = rows.some((r) => r.target === 'peer');
+  const head = ['workers', 'scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB', 'CPU ms/req', 'service/ceiling', ...(peer ? ['service/peer'] : [])];
+  const percent = (ratio: number | undefined) => (ratio === undefined ? '' : `${Math.round(ratio * 100)}%`);
   const body = rows.map((r) => [
     String(r.workers),
     r.label,
@@ -81,9 +95,10 @@ export function render(rows: readonly Row[]): string {
     number(r.p50),
     number(r.p99),
     number(r.errors),
-    number(r.peakRssMiB),
-    number(r.cpuMsPerRequest, r.cpuMsPerRequest < 10 ? 2 : 0),
-    r.ratio === undefined ? '' : `${Math.round(r.ratio * 100)}%`,
+    r.peakRssMiB === undefined ? '' : number(r.peakRssMiB),
+    r.cpuMsPerRequest === undefined ? '' : number(r.cpuMsPerRequest, r.cpuMsPerRequest < 10 ? 2 : 0),
+    percent(r.ratio),
+    ...(peer ? [percent(r.peerRatio)] : []),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const numeric = (i: number) => i >= 3;

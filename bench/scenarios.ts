@@ -1,7 +1,7 @@
 /** What the bench measures: one kind of request each, sent over and over with varying ids and bodies. */
 import { WORKFLOW, type BenchData } from './seed.js';
 
-export const SCENARIO_NAMES = ['detail', 'filtered-list', 'search', 'tracker-list', 'tracker-list-viewer', 'create', 'patch-title', 'patch-state', 'upload', 'download'] as const;
+export const SCENARIO_NAMES = ['detail', 'filtered-list', 'search', 'tracker-list', 'tracker-list-viewer', 'aggregate', 'csv-export', 'create', 'patch-title', 'patch-state', 'upload', 'download'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 export interface BenchRequest {
@@ -27,10 +27,12 @@ export interface Scenario {
   status: number;
   /** Whether runs change data, to be put back after each. */
   writes: boolean;
+  /** Whether the raw ceiling serves it (bench/ceiling.ts); when not, the service is compared with a peer only. */
+  ceiling: boolean;
   /** The request maker of one run over `connections` connections. */
   requests(data: BenchData, connections: number): (turn: Turn) => BenchRequest;
-  /** What a target needs before a run (a file to download), done with the admin's token. */
-  prepare?(url: string, data: BenchData): Promise<void>;
+  /** What a target needs before a run (a file to download): `send` sends a request to it with the admin's token. */
+  prepare?(send: (req: BenchRequest) => Promise<Response>, data: BenchData): Promise<void>;
 }
 
 const ISSUES = '/api/issue/issue';
@@ -74,6 +76,7 @@ const read = (name: ScenarioName, label: Scenario['label'], as: Scenario['as'], 
   as,
   status: 200,
   writes: false,
+  ceiling: true,
   requests: (data) => ({ n }) => ({ method: 'GET', path: path(data, n) }),
 });
 
@@ -83,6 +86,7 @@ const write = (name: ScenarioName, label: string, status: number, requests: Scen
   as: 'admin',
   status,
   writes: true,
+  ceiling: true,
   requests,
 });
 
@@ -97,6 +101,9 @@ export const SCENARIOS: readonly Scenario[] = [
   read('search', (data) => `search (?search=${data.search.word}, ${rows(data.search.rows)})`, 'admin', (data) => `${ISSUES}?search=${encodeURIComponent(data.search.word)}`),
   read('tracker-list', (data) => `one tracker's list (${rows(data.trackerList.rows)})`, 'admin', (data) => `${ISSUES}?tracker=${data.trackerList.tracker}`),
   read('tracker-list-viewer', () => 'the same list, non-superuser (visibility rules)', 'viewer', (data) => `${ISSUES}?tracker=${data.trackerList.tracker}`),
+  // docs/reporting.md; the ceiling has neither, so these compare with a peer only
+  { ...read('aggregate', (data) => `aggregate (count by tracker and state, ${rows(data.issues)})`, 'admin', () => `${ISSUES}/aggregate?group_by=tracker,state`), ceiling: false },
+  { ...read('csv-export', (data) => `one tracker's list as CSV (${rows(data.trackerList.rows)})`, 'admin', (data) => `${ISSUES}?tracker=${data.trackerList.tracker}&format=csv`), ceiling: false },
   write('create', 'create issue with 2 categories', 201, (data) => ({ n }) =>
     json('POST', ISSUES, { title: `Bench issue ${n}`, description: 'Created by the bench.', tracker_id: data.writes.tracker, category_ids: data.writes.categories }),
   ),
@@ -106,9 +113,8 @@ export const SCENARIOS: readonly Scenario[] = [
   write('upload', 'upload a 10 MiB file (PUT, raw bytes)', 200, (data) => ({ slot }) => fileUpload(data.documents[slot % data.documents.length]!)),
   {
     ...read('download', () => 'download a 10 MiB file', 'admin', (data) => fileOf(data.documents[0]!)),
-    async prepare(url, data) {
-      const { method, path, body, headers } = fileUpload(data.documents[0]!);
-      const res = await fetch(url + path, { method, body: body as BodyInit, headers: { ...headers, authorization: `Token ${data.adminToken}` } });
+    async prepare(send, data) {
+      const res = await send(fileUpload(data.documents[0]!));
       if (res.status !== 200) throw new Error(`the download's file was not stored: ${res.status} ${await res.text()}`);
     },
   },

@@ -57,6 +57,9 @@ const STATE_OF = `(select case when b = 0 then 'rejected' when b <= 5 then 'reso
 
 const SEEDED_TABLES = ['users', 'groups', 'users_groups', 'api_tokens', 'organisation_mitarbeitende', 'issue_tracker', 'issue_tracker_admins', 'issue_tracker_teams', 'issue_category', 'issue_issue', 'issue_issue_categories', 'issue_issue_contributors', 'state_changes', 'dms_folder', 'dms_document'];
 
+/** What a peer may load (bench/export-sql.ts): every seeded table but the tokens, whose keys are this database's own. */
+export const EXPORTABLE_TABLES: readonly string[] = SEEDED_TABLES.filter((t) => t !== 'api_tokens');
+
 const PATH = `array[${WORKFLOW.map((s) => `'${s}'`).join(', ')}]`;
 
 function statements(issues: number, hashes: { admin: string; viewer: string }): [string, Knex.RawBinding[]][] {

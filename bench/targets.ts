@@ -9,20 +9,51 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { childPids, cpuMs, peakRss, resetPeakRss } from './proc.js';
+import { OWN_DIALECT, type Dialect } from './peers.js';
+import { childPids, cpuMs, peakRss, resetPeakRss, whileRunning } from './proc.js';
+import type { BenchRequest, Scenario } from './scenarios.js';
+import type { BenchData } from './seed.js';
 
-export type TargetKind = 'service' | 'ceiling';
+export type TargetKind = 'service' | 'ceiling' | 'peer';
 
 export interface Target {
   kind: TargetKind;
   url: string;
-  /** The processes that serve requests: the process itself, or its workers. */
+  /** How it takes the bench's requests. */
+  dialect: Dialect;
+  /** Its own tokens (a peer's); the service and the ceiling take the seeded ones. */
+  tokens?: { admin: string; viewer: string | undefined };
+  /**
+   * For a target whose writes are not undone (a peer): where each connection's turns of a writing
+   * scenario stopped, so the next run goes on from there: PATCH state moves issues it has not
+   * moved yet, as the service's runs do on their restored rows, instead of repeating moves made.
+   */
+  carried?: Map<string, number[]>;
+  /** The processes that serve requests: the process itself, or its workers; none when unknown (a peer without --peer-pid). */
   servingPids(): number[];
   stop(): Promise<void>;
 }
 
+/** The Authorization header of a scenario's user at `target`. */
+export function authorization(target: Target, as: Scenario['as'], data: BenchData): string {
+  const tokens = target.tokens ?? { admin: data.adminToken, viewer: data.viewerToken };
+  const token = as === 'admin' ? tokens.admin : tokens.viewer;
+  if (token === undefined) throw new Error(`the ${target.kind} has no ${as} token`);
+  return target.dialect.authorization(token);
+}
+
+/** One request to `target` as it takes it, with the admin's token. */
+export function send(target: Target, data: BenchData, req: BenchRequest): Promise<Response> {
+  const { method, path, body, headers } = target.dialect.request(req);
+  return fetch(target.url + path, {
+    method,
+    body: body as BodyInit | undefined,
+    headers: { 'content-type': 'application/json', ...headers, authorization: authorization(target, 'admin', data) },
+  });
+}
+
 const here = path.dirname(fileURLToPath(import.meta.url));
-const SCRIPTS: Record<TargetKind, string> = { service: path.resolve(here, '../engine/main.js'), ceiling: path.resolve(here, 'ceiling.js') };
+const SCRIPTS: Record<Exclude<TargetKind, 'peer'>, string> = { service: path.resolve(here, '../engine/main.js'), ceiling: path.resolve(here, 'ceiling.js') };
 const READY_WITHIN_MS = 60_000;
 const STOP_WITHIN_MS = 15_000;
 
@@ -49,7 +80,7 @@ function keepLog(child: ChildProcess): void {
 }
 
 /** Resolves once `workers` distinct pids have logged `listening`; rejects with what it printed if it exits first or takes too long. */
-function ready(child: ChildProcess, kind: TargetKind, workers: number): Promise<void> {
+function ready(child: ChildProcess, kind: keyof typeof SCRIPTS, workers: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
     const listening = new Set<number>();
@@ -75,7 +106,7 @@ function ready(child: ChildProcess, kind: TargetKind, workers: number): Promise<
 }
 
 /** `settings`: more environment variables of the process (METRICS=true). */
-export async function startTarget(kind: TargetKind, databaseUrl: string, workers: number, settings: Record<string, string> = {}): Promise<Target> {
+export async function startTarget(kind: keyof typeof SCRIPTS, databaseUrl: string, workers: number, settings: Record<string, string> = {}): Promise<Target> {
   const port = await freePort();
   // the bench's database is new each run: a key of its own fits it unless one is given
   const env = { FIELD_ENCRYPTION_KEY: randomBytes(32).toString('hex'), ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), WEB_CONCURRENCY: String(workers), ...settings };
@@ -91,6 +122,7 @@ export async function startTarget(kind: TargetKind, databaseUrl: string, workers
   return {
     kind,
     url: `http://127.0.0.1:${port}`,
+    dialect: OWN_DIALECT,
     servingPids: () => (workers > 1 ? childPids(pid) : [pid]),
     stop: async () => {
       child.kill('SIGTERM');
@@ -118,12 +150,21 @@ export async function withTargets<T>(databaseUrl: string, workers: number, work:
   }
 }
 
-/** What a target's serving processes used over a stretch of work: peak resident memory and CPU time, summed over workers. */
-export async function withUsage<T>(target: Target, work: () => Promise<T>): Promise<{ result: T; peakRss: number; cpuMs: number }> {
-  const pids = target.servingPids();
-  pids.forEach(resetPeakRss);
-  const cpuBefore = pids.map(cpuMs);
+/**
+ * What a target's serving processes used over a stretch of work: peak resident memory and CPU time,
+ * summed over those alive at both ends (a short-lived child of a peer's launcher may come and go);
+ * undefined when none is known.
+ */
+export async function withUsage<T>(target: Target, work: () => Promise<T>): Promise<{ result: T; peakRss: number | undefined; cpuMs: number | undefined }> {
+  const before = target.servingPids().flatMap((pid) => {
+    const cpu = whileRunning(pid, () => (resetPeakRss(pid), cpuMs(pid)));
+    return cpu === undefined ? [] : [{ pid, cpu }];
+  });
   const result = await work();
-  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-  return { result, peakRss: sum(pids.map(peakRss)), cpuMs: sum(pids.map(cpuMs)) - sum(cpuBefore) };
+  const after = before.flatMap(({ pid, cpu }) => {
+    const used = whileRunning(pid, () => ({ peak: peakRss(pid), cpu: cpuMs(pid) - cpu }));
+    return used ? [used] : [];
+  });
+  if (!after.length) return { result, peakRss: undefined, cpuMs: undefined };
+  return { result, peakRss: after.reduce((sum, u) => sum + u.peak, 0), cpuMs: after.reduce((sum, u) => sum + u.cpu, 0) };
 }
