@@ -118,6 +118,9 @@ function jsonRecordsIn(resource: Resource, where: Fragment, order: string, list:
   ]);
 }
 
+/** `also`'s columns, each after a comma, or as many nulls (a later row of the list). */
+const besides = (also: readonly Fragment[], values = true): Fragment => frag(also.map((a) => `, ${values ? a.sql : 'null'}`).join(''), values ? also.flatMap((a) => a.bindings) : []);
+
 /**
  * The first PROBE_ROWS records of a list, joined into one text as its first row would hold them
  * (`also` beside them), and in a last column how many rows were read, up to one more: more than
@@ -126,10 +129,11 @@ function jsonRecordsIn(resource: Resource, where: Fragment, order: string, list:
  */
 export function headProbe(resource: Resource, where: Fragment, order: string, offset: number, also: readonly Fragment[] = [], list: Fragment = frag(selectList(resource))): Fragment {
   const head = jsonRecordsIn(resource, where, order, list, PROBE_ROWS + 1, offset);
+  const beside = besides(also);
   return frag(
-    `select string_agg(json, ',') filter (where w_n <= ?) as json${also.map((a) => `, ${a.sql}`).join('')}, count(*)::int as w_rows ` +
+    `select string_agg(json, ',') filter (where w_n <= ?) as json${beside.sql}, count(*)::int as w_rows ` +
       `from (select json, row_number() over () as w_n from (${head.sql}) h) h`,
-    [PROBE_ROWS, ...also.flatMap((a) => a.bindings), ...head.bindings],
+    [PROBE_ROWS, ...beside.bindings, ...head.bindings],
   );
 }
 
@@ -153,11 +157,10 @@ export function listRecords(
   list: Fragment = frag(selectList(resource)),
 ): Fragment {
   const records = (count: number | undefined, skip: number): Fragment => jsonRecordsIn(resource, where, order, list, count, skip);
-  const beside = (first: boolean) => also.map((a) => `, ${first ? a.sql : 'null'}`).join('');
-  const alsoBindings = also.flatMap((a) => a.bindings);
+  const [first, later] = [besides(also), besides(also, false)];
   if (limit !== undefined && limit <= HEAD_ROWS[0]!) {
     const head = records(limit, offset);
-    return frag(`select string_agg(json, ',') as json${beside(true)} from (${head.sql}) h`, [...alsoBindings, ...head.bindings]);
+    return frag(`select string_agg(json, ',') as json${first.sql} from (${head.sql}) h`, [...first.bindings, ...head.bindings]);
   }
   // the heads' names and sizes; each runs only when those before it were full
   const heads: { name: string; count: number; records: Fragment }[] = [];
@@ -172,13 +175,14 @@ export function listRecords(
   const parts: Fragment[] = [frag(`with ${heads.map((h) => `${h.name} as (${h.records.sql})`).join(', ')}`, heads.flatMap((h) => h.records.bindings))];
   heads.forEach((h, i) => {
     const gate = i === 0 ? frag('') : full(heads.slice(0, i));
-    parts.push(frag(`${i ? ' union all ' : ' '}select string_agg(json, ',') as json${beside(i === 0)} from ${h.name}${i ? ` where ${gate.sql}` : ''}`, [...(i === 0 ? alsoBindings : []), ...gate.bindings]));
+    const beside = i === 0 ? first : later;
+    parts.push(frag(`${i ? ' union all ' : ' '}select string_agg(json, ',') as json${beside.sql} from ${h.name}${i ? ` where ${gate.sql}` : ''}`, [...beside.bindings, ...gate.bindings]));
   });
   const left = limit === undefined ? undefined : limit - (skip - offset);
   if (left === undefined || left > 0) {
     const rest = records(left, skip);
     const gate = full(heads);
-    parts.push(frag(` union all select json${beside(false)} from (${rest.sql}) x where ${gate.sql}`, [...rest.bindings, ...gate.bindings]));
+    parts.push(frag(` union all select json${later.sql} from (${rest.sql}) x where ${gate.sql}`, [...rest.bindings, ...gate.bindings]));
   }
   return frag(parts.map((p) => p.sql).join(''), parts.flatMap((p) => p.bindings));
 }
