@@ -57,10 +57,60 @@ export function statementName(sql: string, bindings: readonly unknown[], customP
  */
 export const CUSTOM_PLANS: pg.QueryConfig = { name: 'bms_custom_plans', text: `select set_config('plan_cache_mode', 'force_custom_plan', true)` };
 
-/** `fragment` as a raw query, named per `statementName`. */
-export function prepared(db: Knex | Knex.Transaction, fragment: Fragment): Knex.Raw {
-  const query = db.raw(fragment.sql, fragment.bindings as Knex.RawBinding[]);
+/** Per named text, its form with `$n` placeholders: with no array or query among its values, it follows from the text alone. */
+const natives = new Map<string, string>();
+
+function nativeText(db: Knex | Knex.Transaction, fragment: Fragment): string {
+  let text = natives.get(fragment.sql);
+  if (text === undefined) {
+    text = db.raw(fragment.sql, fragment.bindings as Knex.RawBinding[]).toSQL().toNative().sql;
+    if (natives.size >= REMEMBERED) natives.delete(natives.keys().next().value!);
+    natives.set(fragment.sql, text);
+  }
+  return text;
+}
+
+/** Values Knex would turn into SQL of their own (a query, a raw fragment) or refuse (undefined): those statements go through Knex. */
+const plainValues = (values: readonly unknown[]): boolean =>
+  values.every((v) => v !== undefined && (v === null || typeof v !== 'object' || typeof (v as { toSQL?: unknown }).toSQL !== 'function'));
+
+type PooledConnection = pg.Client & { __knexUid?: string };
+
+/** Named statements sent straight through pg so far: their Knex query uids. */
+let direct = 0;
+
+/**
+ * A named statement sent straight through a pooled pg connection (the transaction's, in one), its
+ * `$n` text kept per text: Knex would rewrite the placeholders with regular expressions over the
+ * whole text on every run. Knex's events are emitted as it emits them (metrics and the tests listen),
+ * and the connection comes from and goes back to Knex's pool.
+ */
+async function sendNamed(db: Knex | Knex.Transaction, name: string, fragment: Fragment): Promise<pg.QueryResult> {
+  const text = nativeText(db, fragment);
+  const values = fragment.bindings as unknown[];
+  const client = (await db.client.acquireConnection()) as PooledConnection;
+  const event = { sql: text, bindings: values, method: 'raw', __knexUid: client.__knexUid, __knexQueryUid: `named-${++direct}` };
+  db.client.emit('query', event);
+  try {
+    // the callback form: boundStatements counts the name against the connection's bound
+    const result = await new Promise<pg.QueryResult>((resolve, reject) =>
+      (client.query as (config: pg.QueryConfig, callback: (err: Error | undefined, result: pg.QueryResult) => void) => void)({ name, text, values }, (err, res) => (err ? reject(err) : resolve(res))),
+    );
+    db.client.emit('query-response', result, event);
+    return result;
+  } catch (err) {
+    db.client.emit('query-error', err, event);
+    throw err;
+  } finally {
+    await db.client.releaseConnection(client);
+  }
+}
+
+/** `fragment` run as a statement, named per `statementName`; on a server a named one goes straight through pg. */
+export function prepared(db: Knex | Knex.Transaction, fragment: Fragment): PromiseLike<unknown> {
   const name = statementName(fragment.sql, fragment.bindings);
+  if (name && db.client.config.client === 'pg' && plainValues(fragment.bindings)) return sendNamed(db, name, fragment);
+  const query = db.raw(fragment.sql, fragment.bindings as Knex.RawBinding[]);
   return name ? query.options({ name }) : query;
 }
 
