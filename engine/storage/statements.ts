@@ -57,49 +57,62 @@ export function statementName(sql: string, bindings: readonly unknown[], customP
  */
 export const CUSTOM_PLANS: pg.QueryConfig = { name: 'bms_custom_plans', text: `select set_config('plan_cache_mode', 'force_custom_plan', true)` };
 
-/** Per named text, its form with `$n` placeholders: with no array or query among its values, it follows from the text alone. */
+/** Per text, its form with `$n` placeholders: with no array or query among its values, it follows from the text alone. */
 const natives = new Map<string, string>();
 
-function nativeText(db: Knex | Knex.Transaction, fragment: Fragment): string {
-  let text = natives.get(fragment.sql);
-  if (text === undefined) {
-    text = db.raw(fragment.sql, fragment.bindings as Knex.RawBinding[]).toSQL().toNative().sql;
+/** Values Knex would turn into SQL of their own (a query, a raw fragment, an array spread into placeholders) or refuse (undefined). */
+const plainValues = (values: readonly unknown[]): boolean =>
+  values.every((v) => v !== undefined && (v === null || typeof v !== 'object' || (!Array.isArray(v) && typeof (v as { toSQL?: unknown }).toSQL !== 'function')));
+
+/**
+ * `fragment` as pg takes it: `$n` placeholders and their values. Plain values keep their text's
+ * native form, kept per text; others pass Knex's rewriting, which runs regular expressions over the
+ * whole text each time.
+ */
+export function nativeStatement(db: Knex | Knex.Transaction, fragment: Fragment): { sql: string; bindings: readonly unknown[] } {
+  const values = fragment.bindings;
+  if (!plainValues(values)) return db.raw(fragment.sql, values as Knex.RawBinding[]).toSQL().toNative();
+  let sql = natives.get(fragment.sql);
+  if (sql === undefined) {
+    sql = db.raw(fragment.sql, values as Knex.RawBinding[]).toSQL().toNative().sql;
     if (natives.size >= REMEMBERED) natives.delete(natives.keys().next().value!);
-    natives.set(fragment.sql, text);
+    natives.set(fragment.sql, sql);
   }
-  return text;
+  return { sql, bindings: values };
 }
 
-/** Values Knex would turn into SQL of their own (a query, a raw fragment) or refuse (undefined): those statements go through Knex. */
-const plainValues = (values: readonly unknown[]): boolean =>
-  values.every((v) => v !== undefined && (v === null || typeof v !== 'object' || typeof (v as { toSQL?: unknown }).toSQL !== 'function'));
+/** Statements sent outside Knex's runner so far: their Knex query uids. */
+let sentOutside = 0;
 
-type PooledConnection = pg.Client & { __knexUid?: string };
-
-/** Named statements sent straight through pg so far: their Knex query uids. */
-let direct = 0;
+/**
+ * Reports a statement sent on one of Knex's pooled connections outside its runner to Knex's
+ * listeners (metrics and the tests listen), as Knex reports its own: `query` now, and the returned
+ * function's `query-response` or `query-error` when it settles.
+ */
+export function reportedToKnex(db: Knex | Knex.Transaction, client: pg.Client, sql: string, bindings: readonly unknown[]): (error: unknown, result?: unknown) => void {
+  const event = { sql, bindings, method: 'raw', __knexUid: (client as { __knexUid?: string }).__knexUid, __knexQueryUid: `outside-${++sentOutside}` };
+  db.client.emit('query', event);
+  return (error, result) => void (error === undefined ? db.client.emit('query-response', result, event) : db.client.emit('query-error', error, event));
+}
 
 /**
  * A named statement sent straight through a pooled pg connection (the transaction's, in one), its
- * `$n` text kept per text: Knex would rewrite the placeholders with regular expressions over the
- * whole text on every run. Knex's events are emitted as it emits them (metrics and the tests listen),
- * and the connection comes from and goes back to Knex's pool.
+ * `$n` text kept per text (nativeStatement). The connection comes from and goes back to Knex's pool.
  */
 async function sendNamed(db: Knex | Knex.Transaction, name: string, fragment: Fragment): Promise<pg.QueryResult> {
-  const text = nativeText(db, fragment);
-  const values = fragment.bindings as unknown[];
-  const client = (await db.client.acquireConnection()) as PooledConnection;
-  const event = { sql: text, bindings: values, method: 'raw', __knexUid: client.__knexUid, __knexQueryUid: `named-${++direct}` };
-  db.client.emit('query', event);
+  const { sql: text, bindings } = nativeStatement(db, fragment);
+  const values = bindings as unknown[];
+  const client = (await db.client.acquireConnection()) as pg.Client;
+  const settled = reportedToKnex(db, client, text, values);
   try {
     // the callback form: boundStatements counts the name against the connection's bound
     const result = await new Promise<pg.QueryResult>((resolve, reject) =>
       (client.query as (config: pg.QueryConfig, callback: (err: Error | undefined, result: pg.QueryResult) => void) => void)({ name, text, values }, (err, res) => (err ? reject(err) : resolve(res))),
     );
-    db.client.emit('query-response', result, event);
+    settled(undefined, result);
     return result;
   } catch (err) {
-    db.client.emit('query-error', err, event);
+    settled(err);
     throw err;
   } finally {
     await db.client.releaseConnection(client);

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Readable } from 'node:stream';
 import type { Fragment } from './sql.js';
-import { BoundedQuery, CUSTOM_PLANS, plannedWithValues, statementName } from './statements.js';
+import { BoundedQuery, CUSTOM_PLANS, nativeStatement, plannedWithValues, reportedToKnex, statementName } from './statements.js';
 import { PROBE_ROWS } from './serialise.js';
 import { statementTrace } from '../tracing/hooks.js';
 
@@ -202,12 +202,9 @@ export const LEFT_UNREAD = 'closed: a list was left unread';
 
 type PooledClient = pg.Client & { __knex__disposed?: unknown };
 
-/** Streamed statements so far: their Knex query uids. */
-let streamed = 0;
-
 /** The statement's pieces read straight from a pooled pg connection, which goes back to the pool as soon as the statement ends. */
 function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): TextPieces {
-  const { sql, bindings } = db.raw(query.sql, query.bindings as Knex.RawBinding[]).toSQL().toNative();
+  const { sql, bindings } = nativeStatement(db, query);
   // the pg instrumentation ends a span only on a callback or promise: the statement's own, under the request's
   const traced = statementTrace(sql);
   return {
@@ -216,15 +213,10 @@ function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): Tex
       const customPlans = plannedWithValues(query.sql);
       const rows = new TextRowsQuery(sql, statementName(query.sql, query.bindings, customPlans), [...bindings], client.connection.stream, first, customPlans);
       const ended = traced?.begin();
-      // Knex's events for it, as Knex emits them for its own queries: listeners (metrics) time it by its uid
-      const event = { sql, bindings, method: 'raw', __knexUid: (client as { __knexUid?: string }).__knexUid, __knexQueryUid: `pieces-${++streamed}` };
-      const settled = (error: unknown) => {
-        ended?.(error);
-        if (error === undefined) db.client.emit('query-response', undefined, event);
-        else db.client.emit('query-error', error, event);
-      };
-      const released = new Promise<void>((resolve) => (rows.onSettled = (error) => (settled(error), resolve()))).then(() => db.client.releaseConnection(client));
-      db.client.emit('query', event);
+      const released = new Promise<void>((resolve) => {
+        const reported = reportedToKnex(db, client, sql, bindings);
+        rows.onSettled = (error) => (ended?.(error), reported(error), resolve());
+      }).then(() => db.client.releaseConnection(client));
       void client.query(rows);
       try {
         for (let piece = await rows.next(); !piece.done; piece = await rows.next()) yield piece.value;
