@@ -2,11 +2,12 @@
  * `/mcp`: the Model Context Protocol over stateless streamable HTTP. The caller's token is checked
  * with the API's own token authentication first; then each request gets a fresh server and
  * transport (no session to keep), which answer on the raw Node request and response.
+ *
+ * The SDK (with zod) and the tools' definitions load on the first request to `/mcp`: together about
+ * 30 MiB of a process's resident memory, which a service nobody reaches through MCP does not hold.
  */
 import type Router from '@koa/router';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ResourceService } from '../crud/service.js';
 import { methodNotAllowed, notAuthenticated } from '../errors.js';
 import { readJsonBody } from '../http/json-body.js';
@@ -27,15 +28,21 @@ export const MCP_BATCH_LIMIT = 20;
 
 export function mountMcp(router: Router, services: Iterable<ResourceService>, tokens: TokenAuthenticator, writes: boolean, histories: ReadonlyMap<string, Revisions>): void {
   const within = reachable(services);
-  const tools = toolDefinitions(within, writes);
-  const calls = new ToolCalls(within, writes, histories);
-
+  let loaded: Promise<(user: Principal, requestId: string | undefined) => Server> | undefined;
   // writes are recorded as the caller's, as a REST write is (audit trail)
-  const serverFor = (user: Principal, requestId: string | undefined): Server => {
-    const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => calls.call(request.params.name, request.params.arguments ?? {}, { ...user, requestId }));
-    return server;
+  const load = async () => {
+    const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/index.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]);
+    const tools = toolDefinitions(within, writes);
+    const calls = new ToolCalls(within, writes, histories);
+    return (user: Principal, requestId: string | undefined): Server => {
+      const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+      server.setRequestHandler(CallToolRequestSchema, (request) => calls.call(request.params.name, request.params.arguments ?? {}, { ...user, requestId }));
+      return server;
+    };
   };
 
   // stateless: no session, so no server-sent stream to open (GET) or end (DELETE)
@@ -54,6 +61,7 @@ export function mountMcp(router: Router, services: Iterable<ResourceService>, to
     }
     // answers are always JSON (no event stream), so a client that takes JSON is served, whatever else it lists
     if (ctx.accepts('application/json')) ctx.req.headers.accept = 'application/json, text/event-stream';
+    const [serverFor, { StreamableHTTPServerTransport }] = await Promise.all([(loaded ??= load()), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
     const server = serverFor(user, ctx.state.requestId as string | undefined);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.respond = false;
