@@ -24,29 +24,41 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import { PATTERN_MATCH, type Fragment } from './sql.js';
 
-/** Texts whose names are remembered (a hash otherwise): a cache, so any number of texts is fine. */
+/** Texts whose facts are remembered (found again otherwise): a cache, so any number of texts is fine. */
 const REMEMBERED = 5000;
-const names = new Map<string, string>();
 
-function hashName(text: string): string {
-  let name = names.get(text);
-  if (name === undefined) {
-    name = `bms_${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
-    if (names.size >= REMEMBERED) names.delete(names.keys().next().value!);
-    names.set(text, name);
+/** What follows from a statement's text alone, found once per text: a write's is 3 kB, scanned and hashed on every run otherwise. */
+interface TextFacts {
+  /** Whether its plans must be made with its values each time (a pattern's). */
+  planned: boolean;
+  name?: string;
+  /** Its form with `$n` placeholders, when its values are plain (nativeStatement). */
+  native?: string;
+}
+
+const texts = new Map<string, TextFacts>();
+
+function factsOf(text: string): TextFacts {
+  let facts = texts.get(text);
+  if (facts === undefined) {
+    facts = { planned: text.includes(PATTERN_MATCH) };
+    if (texts.size >= REMEMBERED) texts.delete(texts.keys().next().value!);
+    texts.set(text, facts);
   }
-  return name;
+  return facts;
 }
 
 /** Whether a text's plans must be made with its values each time (a pattern's). */
-export const plannedWithValues = (sql: string): boolean => sql.includes(PATTERN_MATCH);
+export const plannedWithValues = (sql: string): boolean => factsOf(sql).planned;
 
 /**
  * The name a statement runs under; undefined: unnamed, planned with its values each time.
  * `customPlans`: the caller runs it under CUSTOM_PLANS, so a pattern's text may be named too.
  */
 export function statementName(sql: string, bindings: readonly unknown[], customPlans = false): string | undefined {
-  return (plannedWithValues(sql) && !customPlans) || bindings.some(Array.isArray) ? undefined : hashName(sql);
+  const facts = factsOf(sql);
+  if ((facts.planned && !customPlans) || bindings.some(Array.isArray)) return undefined;
+  return (facts.name ??= `bms_${createHash('sha256').update(sql).digest('base64url').slice(0, 22)}`);
 }
 
 /**
@@ -56,9 +68,6 @@ export function statementName(sql: string, bindings: readonly unknown[], customP
  * prepared-statement tracking carries it over to whichever server connection runs it.
  */
 export const CUSTOM_PLANS: pg.QueryConfig = { name: 'bms_custom_plans', text: `select set_config('plan_cache_mode', 'force_custom_plan', true)` };
-
-/** Per text, its form with `$n` placeholders: with no array or query among its values, it follows from the text alone. */
-const natives = new Map<string, string>();
 
 /** Values Knex would turn into SQL of their own (a query, a raw fragment, an array spread into placeholders) or refuse (undefined). */
 const plainValues = (values: readonly unknown[]): boolean =>
@@ -72,12 +81,8 @@ const plainValues = (values: readonly unknown[]): boolean =>
 export function nativeStatement(db: Knex | Knex.Transaction, fragment: Fragment): { sql: string; bindings: readonly unknown[] } {
   const values = fragment.bindings;
   if (!plainValues(values)) return db.raw(fragment.sql, values as Knex.RawBinding[]).toSQL().toNative();
-  let sql = natives.get(fragment.sql);
-  if (sql === undefined) {
-    sql = db.raw(fragment.sql, values as Knex.RawBinding[]).toSQL().toNative().sql;
-    if (natives.size >= REMEMBERED) natives.delete(natives.keys().next().value!);
-    natives.set(fragment.sql, sql);
-  }
+  const facts = factsOf(fragment.sql);
+  const sql = (facts.native ??= db.raw(fragment.sql, values as Knex.RawBinding[]).toSQL().toNative().sql);
   return { sql, bindings: values };
 }
 
