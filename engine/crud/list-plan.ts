@@ -62,9 +62,11 @@ function parseOrdering(spec: string, columns: Map<string, OrderColumn>, hidden: 
 /** The query without parameters the plan reads that hold U+0000, each reported under its name. */
 function withoutNul(query: Record<string, string>, filters: readonly Filter[], errors: FieldErrors): Record<string, string> {
   const out = emptyMap<string>();
-  const read = new Set([...filters.map((f) => f.param), 'search', 'ordering', 'fields', 'expand', ...PAGING_PARAMETERS]);
+  // the names are gathered only for a query that holds U+0000, which few do
+  let read: Set<string> | undefined;
   for (const [name, value] of Object.entries(query)) {
-    if (read.has(name) && value.includes('\0')) errors[name] = [NUL_MESSAGE];
+    if (value.includes('\0') && (read ??= new Set([...filters.map((f) => f.param), 'search', 'ordering', 'fields', 'expand', ...PAGING_PARAMETERS])).has(name))
+      errors[name] = [NUL_MESSAGE];
     else out[name] = value;
   }
   return out;
