@@ -110,10 +110,13 @@ async function sendNamed(db: Knex | Knex.Transaction, name: string, fragment: Fr
   const client = (await db.client.acquireConnection()) as pg.Client;
   const settled = reportedToKnex(db, client, text, values);
   try {
-    // the callback form: boundStatements counts the name against the connection's bound
-    const result = await new Promise<pg.QueryResult>((resolve, reject) =>
-      (client.query as (config: pg.QueryConfig, callback: (err: Error | undefined, result: pg.QueryResult) => void) => void)({ name, text, values }, (err, res) => (err ? reject(err) : resolve(res))),
-    );
+    const result = await new Promise<pg.QueryResult>((resolve, reject) => {
+      // named once made: pg copies a config object through its property descriptors, slowly; a
+      // BoundedQuery counts the name against the connection's bound as it is sent
+      const query = new BoundedQuery(text, values, (err, res) => (err ? reject(err) : resolve(res as unknown as pg.QueryResult)));
+      (query as { name?: string }).name = name;
+      client.query(query);
+    });
     settled(undefined, result);
     return result;
   } catch (err) {
@@ -169,7 +172,7 @@ type QueryCallback = (err: Error | undefined, result: pg.ResultBuilder) => void;
 
 /** A pg query whose named statement is counted against its connection's bound as it is sent. */
 export class BoundedQuery extends pg.Query {
-  constructor(config: pg.QueryConfig, values?: unknown[], callback?: QueryCallback) {
+  constructor(config: string | pg.QueryConfig, values?: unknown[], callback?: QueryCallback) {
     super(config, values, callback);
     const submit = this.submit.bind(this);
     this.submit = (connection) => {
