@@ -19,7 +19,7 @@ import { DEFAULT_REPORTS, type ReportSettings } from '../config.js';
 import type { Resource } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
-import { jsonRecords, ROW } from '../storage/serialise.js';
+import { jsonRecords, recordById, ROW } from '../storage/serialise.js';
 import { ReadRouting } from '../storage/replicas.js';
 import type { Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
@@ -161,7 +161,8 @@ export class ResourceService {
   }
 
   private async fetchJson(db: Db, id: number, where: Fragment[] = [], list?: Fragment): Promise<string | undefined> {
-    const rows = rowsOf(await prepared(db, jsonRecords(this.resource, [frag(`${ROW}.id = ?`, [id]), ...where], undefined, list)));
+    const query = where.length || list ? jsonRecords(this.resource, [frag(`${ROW}.id = ?`, [id]), ...where], undefined, list) : recordById(this.resource, id);
+    const rows = rowsOf(await prepared(db, query));
     return rows[0]?.json as string | undefined;
   }
 

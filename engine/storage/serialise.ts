@@ -93,6 +93,16 @@ export function jsonRecords(resource: Resource, where: readonly Fragment[], rest
   return frag(jsonRows(list.sql, `${q(resource.table)} ${ROW} where ${cond.sql} ${rest.sql}`), [...list.bindings, ...cond.bindings, ...rest.bindings]);
 }
 
+/** Per resource, the text of its record by id as served to a caller no record rule restricts. */
+const plainDetails = new WeakMap<Resource, string>();
+
+/** Record `id` as jsonRecords serves it with no other condition: its text made once per resource, so only the id is new on each read. */
+export function recordById(resource: Resource, id: number): Fragment {
+  let sql = plainDetails.get(resource);
+  if (sql === undefined) plainDetails.set(resource, (sql = jsonRecords(resource, [frag(`${ROW}.id = ?`)]).sql));
+  return frag(sql, [id]);
+}
+
 /** `list` over `from` (rows aliased `ROW`, with whatever follows), each row as its JSON text in the column `json`. */
 export const jsonRows = (list: string, from: string): string => `select row_to_json(r)::text as json from (select ${list} from ${from}) r`;
 
