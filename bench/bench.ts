@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { checkAgreement, Disagreement } from './agreement.js';
+import { CEILING_CAPTURES } from './ceiling-sql.js';
 import { createBenchDatabase } from './database.js';
 import { runLoad, type LoadShape } from './load.js';
 import { exportSql } from './export-sql.js';
@@ -73,11 +74,12 @@ async function measureGroup(options: BenchOptions, db: Knex, data: BenchData, wo
  * own and not what an earlier scenario left; the answers are checked on a pair of their own first.
  */
 async function runWorkers(options: BenchOptions, db: Knex, url: string, data: BenchData, workers: number, scenarios: readonly Scenario[], peer: Peer | undefined): Promise<Run[]> {
-  const agreed = await withTargets(url, workers, ({ service, ceiling }) => checkAgreement(service, ceiling, data, db));
+  const ceilingSettings: Record<string, string> = options.ceilingCaptures ? { [CEILING_CAPTURES]: 'true' } : {};
+  const agreed = await withTargets(url, workers, ({ service, ceiling }) => checkAgreement(service, ceiling, data, db), ceilingSettings);
   say(`${workers} worker(s): the ceiling answers as the service does (${agreed.reads} reads, ${agreed.identical} byte for byte; ${agreed.writes} writes).`);
   const runs: Run[] = [];
   for (const group of options.sharedProcesses ? [scenarios] : scenarios.map((s) => [s])) {
-    runs.push(...(await withTargets(url, workers, (targets) => measureGroup(options, db, data, workers, group, targets, peer))));
+    runs.push(...(await withTargets(url, workers, (targets) => measureGroup(options, db, data, workers, group, targets, peer), ceilingSettings)));
   }
   return runs;
 }
@@ -149,7 +151,7 @@ async function measureAll(options: BenchOptions): Promise<number> {
     const per = options.requests === undefined ? `${options.duration} s` : `${options.requests} requests`;
     process.stdout.write(
       `\n${os.cpus().length} CPUs, Node ${process.version}, PostgreSQL ${pgVersion?.server_version}; ${options.issues.toLocaleString('en-US')} issues, ` +
-        `${options.connections} connections, ${per} per run, median of ${options.rounds} round(s)\n\n${render(rows)}\n` +
+        `${options.connections} connections, ${per} per run, median of ${options.rounds} round(s); the ceiling's writes ${options.ceilingCaptures ? 'captured as the service\'s (--ceiling-captures)' : 'without the audit trail'}\n\n${render(rows)}\n` +
         `\nWhole-table list (one client, 1 worker, median of 3): ${whole.rows.toLocaleString('en-US')} rows in ${whole.seconds.toFixed(2)} s, ${whole.microsecondsPerRow.toFixed(2)} µs per row, ` +
         `first byte after ${whole.firstByteMs.toFixed(0)} ms, resident memory up ${whole.rssRiseMiB.toFixed(1)} MiB\n` +
         exports.map((e) => `Whole-table export as ${e.format.toUpperCase()} (one client, 1 worker): ${e.rows.toLocaleString('en-US')} rows in ${e.seconds.toFixed(2)} s, ${Math.round(e.rowsPerSecond).toLocaleString('en-US')} rows/s, ${(e.bytes / 2 ** 20).toFixed(1)} MiB, resident memory up ${e.rssRiseMiB.toFixed(1)} MiB\n`).join('') +

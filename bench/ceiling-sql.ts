@@ -6,6 +6,9 @@
  */
 import type { QueryConfig } from 'pg';
 
+/** The ceiling's environment variable that, `true`, has its writes go through the change capture (bench --ceiling-captures). */
+export const CEILING_CAPTURES = 'BENCH_CEILING_CAPTURES';
+
 export const WORKFLOW_MOVES: Record<string, readonly string[]> = {
   new: ['pending', 'rejected'],
   pending: ['accepted', 'rejected'],

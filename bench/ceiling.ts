@@ -121,9 +121,10 @@ async function answer(pool: pg.Pool, req: http.IncomingMessage): Promise<Answer>
 }
 
 function serve(log: Logger): void {
-  // the ceiling's writes are not captured (no audit entry, no webhook event): the service is held against writes without them;
-  // its sessions run without JIT, as the service's do
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: '-c bms.capture=off -c jit=off' });
+  // the ceiling's writes are not captured (no audit entry, no webhook event) unless the bench says so: the service is held
+  // against writes without them; its sessions run without JIT, as the service's do
+  const captured = process.env[sql.CEILING_CAPTURES] === 'true';
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: `${captured ? '' : '-c bms.capture=off '}-c jit=off` });
   const files = new CeilingFiles(path.join(process.env.BMS_DATA_DIR ?? 'data', 'ceiling-files'));
   const server = http.createServer((req, res) => {
     if (files.handles(req)) {

@@ -34,6 +34,8 @@ export interface BenchOptions {
   /** Where the table goes as JSON too. */
   json: string | undefined;
   keep: boolean;
+  /** The ceiling's writes captured as the service's are (audit entries), so the two differ only in their processes. */
+  ceilingCaptures: boolean;
   /** Seconds of the soak (bench/soak.ts) run instead of the table. */
   soak: number | undefined;
   /** The cost of METRICS=true (bench/metrics-cost.ts) instead of the table. */
@@ -67,6 +69,9 @@ runs the service and the raw ceiling (bench/ceiling.ts) side by side, and prints
                        pair per scenario (quicker; peak RSS then carries earlier scenarios' memory)
   --json FILE          write the table as JSON too
   --keep               keep the database at the end (its URL is printed)
+  --ceiling-captures   the ceiling's writes go through the change capture as the service's do (an
+                       audit entry each); by default they do not, and a service write is held
+                       against one without its audit trail
   --smoke              tiny and quick: --issues 1000 --rounds 1 --requests 100 --warmup 0 --shared-processes
   --soak S             instead of the table: S seconds of mixed reads and writes on the service alone
                        (--connections default 64, --workers default 1, --issues default 20000), its
@@ -131,6 +136,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
         json: { type: 'string' },
         'shared-processes': { type: 'boolean' },
         keep: { type: 'boolean', default: false },
+        'ceiling-captures': { type: 'boolean', default: false },
         smoke: { type: 'boolean', default: false },
         soak: { type: 'string' },
         'metrics-cost': { type: 'boolean', default: false },
@@ -168,6 +174,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     sharedProcesses: parsed['shared-processes'] ?? d.sharedProcesses,
     json: parsed.json,
     keep: parsed.keep,
+    ceilingCaptures: parsed['ceiling-captures'],
     soak: parsed.soak === undefined ? undefined : count('soak', parsed.soak, 0),
     metricsCost: parsed['metrics-cost'],
     fileMemory: parsed['file-memory'] === undefined ? undefined : count('file-memory', parsed['file-memory'], 1024, 1),

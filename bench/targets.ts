@@ -138,9 +138,9 @@ export interface Targets {
   ceiling: Target;
 }
 
-/** Starts the service and the ceiling side by side, runs `work` with them, stops both. */
-export async function withTargets<T>(databaseUrl: string, workers: number, work: (targets: Targets) => Promise<T>): Promise<T> {
-  const started = await Promise.allSettled([startTarget('service', databaseUrl, workers), startTarget('ceiling', databaseUrl, workers)]);
+/** Starts the service and the ceiling side by side, runs `work` with them, stops both; `ceilingSettings`: more of the ceiling's environment. */
+export async function withTargets<T>(databaseUrl: string, workers: number, work: (targets: Targets) => Promise<T>, ceilingSettings: Record<string, string> = {}): Promise<T> {
+  const started = await Promise.allSettled([startTarget('service', databaseUrl, workers), startTarget('ceiling', databaseUrl, workers, ceilingSettings)]);
   const [service, ceiling] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
   try {
     if (!service || !ceiling) throw started.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []))[0];
