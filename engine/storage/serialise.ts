@@ -99,7 +99,12 @@ const plainDetails = new WeakMap<Resource, string>();
 /** Record `id` as jsonRecords serves it with no other condition: its text made once per resource, so only the id is new on each read. */
 export function recordById(resource: Resource, id: number): Fragment {
   let sql = plainDetails.get(resource);
-  if (sql === undefined) plainDetails.set(resource, (sql = jsonRecords(resource, [frag(`${ROW}.id = ?`)]).sql));
+  if (sql === undefined) {
+    const built = jsonRecords(resource, [frag(`${ROW}.id = ?`, [id])]);
+    // the id must be the text's only value for the text to be kept with any other id
+    if (built.bindings.length !== 1) return built;
+    plainDetails.set(resource, (sql = built.sql));
+  }
   return frag(sql, [id]);
 }
 
