@@ -35,9 +35,10 @@ export interface ListHead {
 export interface ListQuery {
   /**
    * Rows `{json, edge?, total?}` (see listRecords): `edge` when the page has a size, a JSON array
-   * of at most two keys; `total` when counted, from the same snapshot as the records.
+   * of at most two keys; `total` when counted, from the same snapshot as the records. Made when
+   * first asked for: a probe that holds the whole list leaves it unmade.
    */
-  records: Fragment;
+  records(): Fragment;
   /**
    * For a list planned with its values on every run (a search's), which may hold more than a head:
    * its first records alone (headProbe), to be read first; when they are all it has, they are the
@@ -68,14 +69,16 @@ export function listQuery(resource: Resource, visible: readonly Fragment[], plan
   const all = joinFragments(where, 'and');
   const total = plan.count ? frag(`(select count(*) from ${table} where ${all.sql})::text as total`, all.bindings) : undefined;
   const also = [edge, total].filter((f) => f !== undefined);
-  const records =
+  let records: Fragment | undefined;
+  const recordsOf = (): Fragment =>
     backward && size !== undefined
       ? listRecords(resource, frag(`${ROW}.id in (select ${ROW}.id from ${table} where ${matching.sql} order by ${nearest} limit ?)`, [...matching.bindings, size]), order, undefined, 0, also, list)
       : listRecords(resource, matching, order, size, skip, also, list);
 
-  const probed = !backward && (size === undefined || size > PROBE_ROWS) && plannedWithValues(records.sql);
+  // a pattern can only be in the conditions: the select list binds none
+  const probed = !backward && (size === undefined || size > PROBE_ROWS) && plannedWithValues(matching.sql);
   return {
-    records,
+    records: () => (records ??= recordsOf()),
     probe: probed ? headProbe(resource, matching, order, skip, also, list) : undefined,
     head(columns) {
       const value = (column: Fragment | undefined) => (column ? (columns[also.indexOf(column)] ?? null) : null);

@@ -97,8 +97,12 @@ class TextRowsQuery extends BoundedQuery {
     /** Named, yet planned with its values each run (see CUSTOM_PLANS). */
     private readonly customPlans = false,
   ) {
+    // made from the text, then named: pg copies a config object through its property descriptors
+    super(text, values);
+    const self = this as { name?: string; queryMode?: string };
+    self.name = name;
     // extended even without values: the first row is asked for alone (see _getRows)
-    super({ text, name, values, queryMode: 'extended' } as pg.QueryConfig);
+    self.queryMode = 'extended';
     this.builder = new PieceBuilder(first);
   }
 
@@ -262,9 +266,9 @@ export function textPieces(db: Knex, query: Fragment, first?: FirstRow): TextPie
 /**
  * The pieces of a list whose `probe` (headProbe: its first records, one row, the number of rows
  * read in its last column) may hold all of it: the probe's when it does, else `query`'s, the whole
- * list from a snapshot of its own. Either way `first` sees the first row's columns once.
+ * list from a snapshot of its own, its text made only then. Either way `first` sees the first row's columns once.
  */
-export function probedPieces(db: Knex, probe: Fragment, query: Fragment, first?: FirstRow): TextPieces {
+export function probedPieces(db: Knex, probe: Fragment, query: () => Fragment, first?: FirstRow): TextPieces {
   return {
     async *[Symbol.asyncIterator]() {
       let read = 0;
@@ -272,7 +276,7 @@ export function probedPieces(db: Knex, probe: Fragment, query: Fragment, first?:
       const pieces: string[] = [];
       for await (const piece of textPieces(db, probe, (columns) => ((read = Number(columns.at(-1))), (head = columns.slice(0, -1)))))
         pieces.push(piece);
-      if (read > PROBE_ROWS) return yield* textPieces(db, query, first);
+      if (read > PROBE_ROWS) return yield* textPieces(db, query(), first);
       first?.(head);
       yield* pieces;
     },
