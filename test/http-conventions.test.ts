@@ -1,5 +1,11 @@
 /** Paths, methods, bodies and their error answers (CONTRACT 4, 5; spec 4.1, 4.4). */
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import Koa from 'koa';
+import { DetailError } from '../engine/errors.js';
+import { readJsonBody } from '../engine/http/json-body.js';
 import { suite } from './support/hooks.js';
 import { created } from './support/fixtures.js';
 
@@ -65,6 +71,51 @@ describe('HTTP conventions', () => {
     const res = await suite().admin.request('POST', '/api/issue/tracker', { raw: big, headers: { 'Content-Type': 'application/json' } });
     expect(res.status).to.equal(413);
     expect(res.body).to.deep.equal({ detail: 'Request body too large.' });
+  });
+
+  it('answers 413 for a chunked body over 1 MiB (no length declared), closes the connection and stores nothing', async () => {
+    const { admin } = suite();
+    const title = `Chunked ${Date.now()}`;
+    const encode = (text: string) => new TextEncoder().encode(text);
+    // 1.5 MiB in 64 kB pieces, the length known only once it ends
+    const chunks = [encode(`{"title": "${title}", "description": "`), ...Array.from({ length: 24 }, () => encode(' '.repeat(64 * 1024))), encode('"}')];
+    const body = new ReadableStream<Uint8Array>({ pull: (c) => (chunks.length ? c.enqueue(chunks.shift()!) : c.close()) });
+    const res = await fetch(`${admin.baseUrl}/api/issue/tracker`, {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { Authorization: `Token ${admin.token}`, 'Content-Type': 'application/json' },
+    } as RequestInit);
+    expect([res.status, await res.json()]).to.deep.equal([413, { detail: 'Request body too large.' }]);
+    expect(res.headers.get('connection')).to.equal('close');
+    expect((await admin.get(`/api/issue/tracker?title=${encodeURIComponent(title)}`)).body).to.deep.equal([]);
+  });
+
+  it('ends the reading of a body whose client went away mid-way: 400, no wait for the rest', async () => {
+    let outcome!: (value: unknown) => void;
+    const read = new Promise<unknown>((resolve) => (outcome = resolve));
+    const app = new Koa();
+    // the server's own word on the request it could not finish parsing is no concern of this test
+    app.silent = true;
+    app.use(async (ctx) => {
+      await readJsonBody(ctx).then(outcome, outcome);
+      ctx.body = {};
+    });
+    const server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title": "');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      const err = await read;
+      expect(err).to.be.instanceOf(DetailError);
+      expect([(err as DetailError).status, (err as DetailError).detail]).to.deep.equal([400, 'The request body was cut short.']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('answers 415 for a body that is not JSON', async () => {

@@ -12,6 +12,7 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { setActor } from '../audit/actor.js';
 import { ApiError, notFound, permissionDenied, ValidationError } from '../errors.js';
+import { dropRestOfBody } from '../http/drop-body.js';
 import { idOf, mayPerform, methods } from '../http/resource-routes.js';
 import type { Action, Resource } from '../registry/resource.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
@@ -26,22 +27,12 @@ import { emitEvent } from '../webhooks/emit.js';
 
 type Handler = (ctx: Context) => Promise<void>;
 
-/** How long the rest of a refused upload is read and dropped, so the client can read the answer before the connection closes. */
-const DRAIN_MS = 2000;
 /** What a multipart body may carry beside the file's bytes (boundaries, part headers, small fields). */
 const MULTIPART_OVERHEAD = 1024 * 1024;
 
 const need = (user: Principal, resource: Resource, action: Action) => {
   if (!mayPerform(user, resource.permissions[action])) throw permissionDenied();
 };
-
-/** After a 413: the answer goes out at once; what the client still sends is dropped, then the connection closes. */
-function dropRest(ctx: Context): void {
-  ctx.set('Connection', 'close');
-  ctx.req.unpipe();
-  ctx.req.resume();
-  setTimeout(() => ctx.req.socket.destroy(), DRAIN_MS).unref();
-}
 
 export class FileRoutes {
   private readonly byPath = new Map<string, Slot[]>();
@@ -134,7 +125,7 @@ export class FileRoutes {
     const limit = Math.min(this.maxBytes, spec?.maxBytes ?? Infinity);
     const declared = Number(ctx.get('Content-Length') || 0);
     if (declared > limit + (ctx.is('multipart/form-data') ? MULTIPART_OVERHEAD : 0)) {
-      dropRest(ctx);
+      dropRestOfBody(ctx);
       throw tooLarge(limit);
     }
     const incoming = await incomingFile(ctx, slot.field.name);
@@ -142,7 +133,7 @@ export class FileRoutes {
     try {
       received = await receive(incoming.stream, this.store, limit);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 413) dropRest(ctx);
+      if (err instanceof ApiError && err.status === 413) dropRestOfBody(ctx);
       throw err;
     }
     let named = false;
