@@ -8,6 +8,12 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from './log.js';
 
+/**
+ * The workers still running. node:cluster keeps an exited worker in `cluster.workers` until its IPC
+ * channel has closed too, which may come after its 'exit': counting the entries could wait for ever.
+ */
+const running = (): Worker[] => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+
 export function superviseWorkers(count: number, log: Logger): void {
   const listened = new WeakSet<Worker>();
   let exitCode: number | undefined;
@@ -15,15 +21,15 @@ export function superviseWorkers(count: number, log: Logger): void {
   const stop = (code: number) => {
     if (exitCode !== undefined) return;
     exitCode = code;
-    const workers = Object.values(cluster.workers ?? {});
+    const workers = running();
     if (workers.length === 0) process.exit(code);
-    for (const w of workers) w?.process.kill('SIGTERM');
+    for (const w of workers) w.process.kill('SIGTERM');
   };
 
   cluster.on('listening', (worker) => listened.add(worker));
   cluster.on('exit', (worker, code, signal) => {
     if (exitCode !== undefined) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      if (running().length === 0) process.exit(exitCode);
       return;
     }
     if (!listened.has(worker)) return stop(1);

@@ -164,8 +164,7 @@ describeWithServer('bench: a smoke run against a peer', 'the bench creates its d
     peer = await startServiceProcess(peerDb);
   });
   after(async () => {
-    peer?.child.kill('SIGTERM');
-    await peer?.exited;
+    await peer?.stop();
     fs.rmSync(sql, { force: true });
     await peerDb?.drop();
   });

@@ -401,16 +401,14 @@ describe('embedded PGlite', function () {
       }
       const after = await client.post('/api/issue/tracker', { title: 'Acknowledged after the intruder' });
       expect(after.status).to.equal(201);
-      service.child.kill('SIGTERM');
-      expect(await service.exited).to.equal(0);
+      expect(await service.stop()).to.equal(0);
       const restarted = await startServiceProcess(db);
       try {
         const again = new Client(restarted.url, service.token);
         expect((await again.get(`/api/issue/tracker/${tracker.body.id}`)).body.title).to.equal('Acknowledged before the intruder');
         expect((await again.get(`/api/issue/tracker/${after.body.id}`)).body.title).to.equal('Acknowledged after the intruder');
       } finally {
-        restarted.child.kill('SIGTERM');
-        await restarted.exited;
+        await restarted.stop();
       }
     } finally {
       await db.drop();

@@ -3,14 +3,16 @@
  * process served a request is read from the request log, whose lines carry the pid, matched by the
  * request id the test sends; the workers are the primary's child processes in /proc.
  */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { childPids, isRunning } from '../bench/proc.js';
 import { createTestDatabase, describeWithServer, type TestDatabase } from './support/database.js';
-import { run, startServiceProcess, type ServiceProcess } from './support/processes.js';
-import { until } from './support/wait.js';
+import { dist, run, startServiceProcess, type ServiceProcess } from './support/processes.js';
+import { until, within } from './support/wait.js';
 
 
 /** A GET on a connection of its own (so the primary hands each to the next worker); resolves with the status. */
@@ -84,8 +86,7 @@ describeWithServer('WEB_CONCURRENCY: worker processes (node:cluster)', 'workers 
       expect(replaced).to.include(survivor).and.not.include(victim);
       expect(await servedBy(6)).to.deep.equal(replaced);
 
-      service.child.kill('SIGTERM');
-      expect(await service.exited).to.equal(0);
+      expect(await service.stop()).to.equal(0);
       expect(replaced.filter(isRunning)).to.deep.equal([]);
     } finally {
       for (const pid of [...childPids(primary), primary]) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
@@ -103,6 +104,25 @@ describeWithServer('WEB_CONCURRENCY: worker processes (node:cluster)', 'workers 
       expect(res.stderr).to.include(`Cannot listen on 127.0.0.1:${port} (HOST, PORT): the address is already in use`);
     } finally {
       await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});
+
+describe('WEB_CONCURRENCY: the primary stops', function () {
+  this.timeout(30_000);
+
+  it("exits 0 once its workers have died of SIGTERM, though their IPC channels close only later", async () => {
+    const primary = spawn(process.execPath, [path.join(dist, 'test/support/cluster-primary.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    primary.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const holders = () => [...out.matchAll(/holds the channel in (\d+)/g)].map((m) => Number(m[1]));
+    try {
+      await until('two workers holding their channels', () => (holders().length === 2 ? true : undefined));
+      primary.kill('SIGTERM');
+      expect(await within(10_000, async () => primary.exitCode !== null), 'exited within 10 s').to.equal(true);
+      expect(primary.exitCode).to.equal(0);
+    } finally {
+      for (const pid of [...holders(), primary.pid!]) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
     }
   });
 });

@@ -118,8 +118,7 @@ describe('documents', () => {
       fs.writeFileSync(path.join(work, 'screenshot.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'));
     });
     after(async () => {
-      service.child.kill('SIGTERM');
-      await service.exited;
+      await service.stop();
       await db.drop();
       fs.rmSync(work, { recursive: true, force: true });
     });

@@ -222,8 +222,7 @@ describeWithServer('a background import survives a restart of the service', 'a s
     database = await createTestDatabase();
   });
   after(async () => {
-    service?.child.kill('SIGTERM');
-    await service?.exited;
+    await service?.stop();
     await db?.destroy();
     await database?.drop();
   });
@@ -263,8 +262,7 @@ describeWithServer('a background import survives a restart of the service', 'a s
   });
 
   it('gives a running import up at a stop, rolled back and queued again unattempted, instead of waiting for it', async () => {
-    service?.child.kill('SIGTERM');
-    await service?.exited;
+    await service?.stop();
     service = await startServiceProcess(database, { IMPORT_SYNC_MAX_BYTES: '1000', JOBS: 'true' });
     db ??= knexFactory({ client: 'pg', connection: database.databaseUrl, pool: { min: 0, max: 1 } });
     const superuser = (await db('users').where({ is_superuser: true }).orderBy('id').first('id')) as { id: number };
@@ -273,8 +271,7 @@ describeWithServer('a background import survives a restart of the service', 'a s
     const res = await admin.post('/api/issue/issue/import?dry_run=true', undefined, { raw: `title\r\n${'x\r\n'.repeat(400_000)}`, headers: CSV });
     expect(res.status, res.text).to.equal(202);
     await until('the import running', async () => ((await admin.get(`/api/jobs/imports/${res.body.id}`)).body.progress.done > 0 ? true : undefined));
-    service.child.kill('SIGTERM');
-    expect(await service.exited, 'a clean exit').to.equal(0);
+    expect(await service.stop(), 'a clean exit').to.equal(0);
     expect(await db('import_jobs').where({ id: res.body.id }).first('status', 'attempts', 'rows_done')).to.deep.equal({ status: 'queued', attempts: 0, rows_done: 0 });
     await db('import_jobs').where({ id: res.body.id }).delete();
   });

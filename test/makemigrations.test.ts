@@ -16,16 +16,11 @@ import { embeddedDatabase } from '../engine/storage/connect.js';
 import { Client } from './support/client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { Samples } from './support/samples.js';
-import { run, type Run, type ServiceProcess } from './support/processes.js';
+import { run, type Run } from './support/processes.js';
 import { ScratchProject } from './support/scratch-project.js';
 
 /** The comparison needs no database: the command runs without DATABASE_URL, on a data directory never created. */
 const NO_DATABASE: TestDatabase = { databaseUrl: undefined, dataDir: path.join(os.tmpdir(), 'bms-never-opened'), drop: async () => undefined };
-
-const stop = async (service: ServiceProcess) => {
-  service.child.kill('SIGTERM');
-  await service.exited;
-};
 
 /** docs/declarations.md's "Adding a resource" example (its table by convention), with the changes later tests make. */
 function targetSource(o: { code?: number; states?: string[] } = {}): string {
@@ -169,7 +164,7 @@ describe('makemigrations', function () {
         // a record stays for the migrations that follow to work on
         kept = await new Samples(client).create(target);
       } finally {
-        await stop(service);
+        await service.stop();
       }
     });
 
@@ -258,7 +253,7 @@ export default [defineResource({ module: 'kpi', name: 'session', table: 'session
         const unit = await client.patch(`/api/kpi/kpi/${kept.kpi}`, { unit: 'u'.repeat(80) });
         expect(unit.status, unit.text).to.equal(200);
       } finally {
-        await stop(service);
+        await service.stop();
       }
     });
 

@@ -37,8 +37,7 @@ describeWithServer('many instances on one database', 'several processes share a 
   });
 
   after(async () => {
-    for (const i of instances) i.child.kill('SIGTERM');
-    await Promise.all(instances.map((i) => i.exited));
+    await Promise.all(instances.map((i) => i.stop()));
     await db?.drop();
   });
 

@@ -134,8 +134,7 @@ describeWithServer('metrics of WEB_CONCURRENCY=2', 'workers share a database ser
     service = await startServiceProcess(db, { WEB_CONCURRENCY: '2', METRICS: 'true', METRICS_PORT: '0' });
   });
   after(async () => {
-    service?.child.kill('SIGTERM');
-    await service?.exited;
+    await service?.stop();
     await db?.drop();
   });
 

@@ -147,8 +147,7 @@ describe('principal cache', () => {
       other = await startServiceProcess(suite().database, { PRINCIPAL_CACHE_MS: '60000' });
     });
     after(async () => {
-      other?.child.kill('SIGTERM');
-      await other?.exited;
+      await other?.stop();
     });
     behaves(() => other!.url, false);
   });

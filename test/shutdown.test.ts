@@ -170,8 +170,7 @@ describeWithServer('graceful shutdown on SIGTERM', 'slow requests are held by a 
       const answer = slowGet(service.url, token);
       await waiting(service, 1);
       const stopped = Date.now();
-      service.child.kill('SIGTERM');
-      expect(await service.exited).to.equal(0);
+      expect(await service.stop()).to.equal(0);
       expect(Date.now() - stopped, 'does not wait for the held request').to.be.below(5_000);
       expect((await answer).error, 'the held request was cut').to.be.a('string');
     });

@@ -167,8 +167,7 @@ describe('start-up settings and failures', function () {
         expect(await plain.json()).to.deep.equal({ detail: 'Sessions need HTTPS: this service sets its cookies Secure.' });
         expect(plain.headers.getSetCookie()).to.deep.equal([]);
       } finally {
-        svc.child.kill('SIGTERM');
-        await svc.exited;
+        await svc.stop();
       }
     });
   });

@@ -27,8 +27,7 @@ async function startObserved(db: TestDatabase, env: Record<string, string>) {
   const service = await startServiceProcess(db, { ...env, NODE_OPTIONS: preloadOption, LOADED_MODULES_FILE: loadedFile });
   /** Stops the service; resolves with the @opentelemetry packages it had loaded. */
   const stop = async (): Promise<string[]> => {
-    service.child.kill('SIGTERM');
-    expect(await service.exited).to.equal(0);
+    expect(await service.stop()).to.equal(0);
     const files = fs.readFileSync(loadedFile, 'utf8').split('\n');
     fs.rmSync(path.dirname(loadedFile), { recursive: true, force: true });
     return [...new Set(files.flatMap((f) => /node_modules\/(@opentelemetry\/[^/]+)\//.exec(f)?.[1] ?? []))];
@@ -72,8 +71,7 @@ describeWithServer('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', 'the pg instrumentat
   });
   after(async () => {
     // stopped by the last test; when that one did not run (--grep), stopped here
-    traced?.service.child.kill('SIGTERM');
-    await traced?.service.exited;
+    await traced?.service.stop();
     await receiver?.stop();
     await hooks?.stop();
     await db?.drop();

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childPids, isRunning } from '../../bench/proc.js';
 import { TEST_FIELD_KEY, type TestDatabase } from './database.js';
 
 /** The compiled tree: this file runs from `<dist>/test/support/`. */
@@ -55,7 +56,16 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
   /** Everything it printed so far, stdout and stderr. */
   output(): string;
+  /**
+   * SIGTERM, then its exit code. One still running after STOP_WAIT_MS is killed with its children
+   * and the promise rejects with what it printed: a service that does not stop fails its test
+   * instead of holding the whole run open until CI gives up on it.
+   */
+  stop(): Promise<number | null>;
 }
+
+/** Longer than the service's own worst stop (10 s of requests in flight, then 10 s of job runs), within mocha's 30 s for a hook. */
+const STOP_WAIT_MS = 25_000;
 
 /** `npm start` (of the compiled tree `tree`) as a process of its own on `db` and a free port, until stopped; resolves once it listens. */
 export async function startServiceProcess(db: TestDatabase, extraEnv: Record<string, string> = {}, tree = dist): Promise<ServiceProcess> {
@@ -71,5 +81,15 @@ export async function startServiceProcess(db: TestDatabase, extraEnv: Record<str
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     void exited.then((code) => reject(new Error(`the service exited with ${code}: ${out}`)));
   });
-  return { url, token: /API token: ([0-9a-f]{64})/.exec(out)?.[1], child, exited, output: () => out };
+  const stop = async () => {
+    child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([exited, new Promise<'running'>((resolve) => (timer = setTimeout(() => resolve('running'), STOP_WAIT_MS)))]);
+    clearTimeout(timer);
+    if (code !== 'running') return code;
+    for (const pid of [...childPids(child.pid!), child.pid!]) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    await exited;
+    throw new Error(`the service was still running ${STOP_WAIT_MS / 1000} s after SIGTERM (now killed); it printed:\n${out.slice(-4_000)}`);
+  };
+  return { url, token: /API token: ([0-9a-f]{64})/.exec(out)?.[1], child, exited, output: () => out, stop };
 }
