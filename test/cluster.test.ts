@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { childPids, isRunning } from '../bench/proc.js';
 import { createTestDatabase, describeWithServer, type TestDatabase } from './support/database.js';
-import { dist, run, startServiceProcess, type ServiceProcess } from './support/processes.js';
+import { dist, killWithChildren, run, startServiceProcess, type ServiceProcess } from './support/processes.js';
 import { until, within } from './support/wait.js';
 
 
@@ -89,7 +89,7 @@ describeWithServer('WEB_CONCURRENCY: worker processes (node:cluster)', 'workers 
       expect(await service.stop()).to.equal(0);
       expect(replaced.filter(isRunning)).to.deep.equal([]);
     } finally {
-      for (const pid of [...childPids(primary), primary]) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+      killWithChildren(primary);
     }
   });
 

@@ -14,8 +14,7 @@ if (cluster.isPrimary) {
   superviseWorkers(2, createLogger('info'));
 } else {
   http.createServer().listen(0, '127.0.0.1', () => {
-    const holder = spawn('sleep', ['60'], { stdio: ['ignore', 'ignore', 'ignore', (process.channel as unknown as { fd: number }).fd], detached: true });
-    holder.unref();
+    const holder = spawn('sleep', ['60'], { stdio: ['ignore', 'ignore', 'ignore', (process.channel as unknown as { fd: number }).fd] });
     process.stdout.write(`worker ${process.pid} holds the channel in ${holder.pid}\n`);
   });
 }

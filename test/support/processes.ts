@@ -64,6 +64,11 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
+/** Kills `pid` and its child processes (a cluster's workers) at once, those still running. */
+export function killWithChildren(pid: number): void {
+  for (const each of [...childPids(pid), pid]) if (isRunning(each)) process.kill(each, 'SIGKILL');
+}
+
 /** Longer than the service's own worst stop (10 s of requests in flight, then 10 s of job runs), within mocha's 30 s for a hook. */
 const STOP_WAIT_MS = 25_000;
 
@@ -87,7 +92,7 @@ export async function startServiceProcess(db: TestDatabase, extraEnv: Record<str
     const code = await Promise.race([exited, new Promise<'running'>((resolve) => (timer = setTimeout(() => resolve('running'), STOP_WAIT_MS)))]);
     clearTimeout(timer);
     if (code !== 'running') return code;
-    for (const pid of [...childPids(child.pid!), child.pid!]) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    killWithChildren(child.pid!);
     await exited;
     throw new Error(`the service was still running ${STOP_WAIT_MS / 1000} s after SIGTERM (now killed); it printed:\n${out.slice(-4_000)}`);
   };
