@@ -9,13 +9,67 @@
  * Arguments: the resource key (`issue/issue`), the event prefix (`issue.issue`), the state column
  * ('' for none), the recorded columns as an array literal (only served declared columns, so
  * passwords, hashes, tokens and secrets are never recorded) and, with the snapshot, the kept ones.
+ *
+ * A create's links written by the same statement (the one-statement create) are recorded in its
+ * entry and event by the function itself: a row trigger runs after its whole statement, so the
+ * links are in place, and the link capture's notes of them (engine/audit/link-capture.ts) are taken
+ * here, which leaves the flush at commit nothing to do. Otherwise the flush would update the entry
+ * and its deliveries it has just written: a third of a create's capture cost.
  */
+import { literal } from '../storage/declared-triggers.js';
 import { q } from '../storage/sql.js';
 
-/** A table's recorded and kept columns, as its function writes them out. */
+/** A relation stored in a link table, from the record's side: its name and where its set is read. */
+export interface LinkedSet {
+  name: string;
+  link: string;
+  column: string;
+  target: string;
+}
+
+/** A table's recorded and kept columns, as its function writes them out, and the relations a create records itself. */
 export interface CapturedColumns {
   recorded: readonly string[];
   kept: readonly string[];
+  links?: readonly LinkedSet[];
+}
+
+/** The record's set as it is, written out for `set` (the record's id in `id`); its columns qualified, as a function's variables may share their names. */
+export const linkedSet = (set: LinkedSet, id: string): string =>
+  `(select coalesce(array_agg(w_link.${q(set.target)} order by w_link.${q(set.target)}), '{}') from ${q(set.link)} w_link where w_link.${q(set.column)} = ${id})`;
+
+/**
+ * `into` := the set of the relation `chosen` picks (a condition per relation), the record's id in
+ * the expression `id`: one branch per relation, each its own statement (a single expression would
+ * set up every relation's query on every run). Empty without relations; else open: `end if` or an
+ * `else` branch follows.
+ */
+export function setOfChosen<T extends LinkedSet>(sets: readonly T[], chosen: (set: T) => string, id: string, into: string): string {
+  return sets
+    .map(
+      (set, i) => `${i ? 'els' : ''}if ${chosen(set)} then
+          ${into} := ${linkedSet(set, id)};
+        `,
+    )
+    .join('');
+}
+
+/**
+ * A create's links written by its statement: the link capture's notes of them taken, each set that
+ * differs from the note's added to `sets` (the note's set is empty unless the record was deleted and
+ * made again in the transaction, as the flush compares them).
+ */
+function createdLinks(links: readonly LinkedSet[]): string {
+  if (links.length === 0) return '';
+  return `
+        for note in delete from audit_link_changes where tx = txid_current() and resource = tg_argv[0] and record_id = rid
+            and name in (${links.map((l) => literal(l.name)).join(', ')}) returning name, old_ids loop
+          ${setOfChosen(links, (l) => `note.name = ${literal(l.name)}`, 'rid', 'now_ids')}end if;
+          if now_ids is distinct from note.old_ids then
+            sets := sets || jsonb_build_object(note.name, to_jsonb(now_ids));
+          end if;
+        end loop;
+        changes := changes || sets;`;
 }
 
 /** jsonb_build_object takes at most 100 arguments: 50 columns per call, the calls joined. */
@@ -30,7 +84,10 @@ function objectOf(row: 'old' | 'new', columns: readonly string[]): string {
 function valuesOf(row: 'old' | 'new', snapshot: boolean, columns: CapturedColumns | undefined): string {
   if (columns) {
     const recorded = columns.recorded.length ? objectOf(row, columns.recorded) : `'{}'::jsonb`;
-    return `${row}_values := ${recorded};` + (snapshot ? ` ${row}_row := ${columns.kept.length ? objectOf(row, columns.kept) : 'null'};` : '');
+    if (!snapshot) return `${row}_values := ${recorded};`;
+    const kept = columns.kept.length ? objectOf(row, columns.kept) : 'null';
+    // an entry keeps the record as it leaves it: the old row only for a delete
+    return `${row}_values := ${recorded}; ` + (row === 'new' ? `new_row := ${kept};` : columns.kept.length ? `if tg_op = 'DELETE' then old_row := ${kept}; end if;` : '');
   }
   return (
     `select coalesce(jsonb_object_agg(key, value) filter (where key = any(recorded)), '{}')` +
@@ -42,6 +99,7 @@ function valuesOf(row: 'old' | 'new', snapshot: boolean, columns: CapturedColumn
 /** The function's body (between its dollar quotes). */
 export function captureBody(snapshot: boolean, tx: boolean, columns?: CapturedColumns): string {
   const values = (row: 'old' | 'new') => valuesOf(row, snapshot, columns);
+  const links = columns?.links ?? [];
   return `
     declare${
       columns
@@ -67,7 +125,14 @@ export function captureBody(snapshot: boolean, tx: boolean, columns?: CapturedCo
       changes jsonb;
       kind text;
       rid integer;
-      kinds text[];
+      kinds text[];${
+        links.length
+          ? `
+      note record;
+      now_ids integer[];
+      sets jsonb := '{}';`
+          : ''
+      }
     begin
       if current_setting('bms.capture', true) = 'off' then
         return null;
@@ -82,7 +147,7 @@ export function captureBody(snapshot: boolean, tx: boolean, columns?: CapturedCo
       end if;
       if tg_op = 'INSERT' then
         kind := 'create';
-        changes := new_values;
+        changes := new_values;${createdLinks(links)}
         kinds := array['created'];
       elsif tg_op = 'DELETE' then
         kind := 'delete';
@@ -102,7 +167,7 @@ export function captureBody(snapshot: boolean, tx: boolean, columns?: CapturedCo
         values (nullif(current_setting('bms.user_id', true), '')::integer, kind, tg_argv[0], rid, changes,
                 nullif(current_setting('bms.request_id', true), '')${snapshot ? ', coalesce(new_row, old_row)' : ''}${tx ? ', txid_current()' : ''});
       insert into webhook_deliveries (subscription_id, event, resource, record_id, data${tx ? ', tx' : ''})
-        select s.id, e.name, tg_argv[0], rid, jsonb_build_object('id', rid) || coalesce(new_values, old_values)${tx ? ', txid_current()' : ''}
+        select s.id, e.name, tg_argv[0], rid, jsonb_build_object('id', rid) || coalesce(new_values, old_values)${links.length ? ' || sets' : ''}${tx ? ', txid_current()' : ''}
           from webhook_subscriptions s, unnest(kinds) x(event), lateral (select tg_argv[1] || '.' || x.event as name) e
           where s.active and e.name = any(s.events);
       return null;

@@ -11,9 +11,9 @@
  * columns do, is replaced, so a new resource or field needs no migration of its own for it.
  */
 import type { Knex } from 'knex';
-import type { Resource } from '../registry/resource.js';
+import { PRINCIPALS, type Resource } from '../registry/resource.js';
 import { keepTriggerInStep } from '../storage/declared-triggers.js';
-import { captureBody } from './capture-function.js';
+import { captureBody, type LinkedSet } from './capture-function.js';
 
 /** `issue.issue`: the first two parts of the resource's webhook event names. */
 export const eventPrefix = (r: Resource): string => `${r.module}.${r.name}`;
@@ -23,6 +23,26 @@ export function capturedColumns(r: Resource): { recorded: string[]; kept: string
   const columns = (served: (f: Resource['fields'][number]) => boolean) => [...r.fields.filter((f) => f.column && served(f)).map((f) => f.column!), ...r.foreignKeys.map((fk) => fk.column), 'remote_key'];
   // a rule may read any served column, bookkeeping ones too
   return { recorded: columns((f) => f.recorded), kept: r.access.view ? [...columns((f) => f.readable), 'id', 'created_by'] : [] };
+}
+
+/** One relation stored in a link table, from the record's side: what its capture, its entry and its events need. */
+export interface LinkSide extends LinkedSet {
+  resource: string;
+  table: string;
+  prefix: string;
+  recorded: string[];
+  kept: string[];
+  /** A change of it is a security event of this action too (a user's groups: a grant of power). */
+  security?: string;
+}
+
+/** `r`'s relations stored in link tables (engine/audit/link-capture.ts). */
+export function sidesOf(r: Resource): LinkSide[] {
+  const { recorded, kept } = capturedColumns(r);
+  return r.manyToMany.map((m) => {
+    const grants = r.key === PRINCIPALS.user && m.target.key === PRINCIPALS.group;
+    return { resource: r.key, name: m.writeName, link: m.spec.table, column: m.spec.sourceColumn, target: m.spec.targetColumn, table: r.table, prefix: eventPrefix(r), recorded, kept, ...(grants ? { security: 'groups_changed' } : {}) };
+  });
 }
 
 /** The trigger's arguments for `r`. */
@@ -37,8 +57,13 @@ export async function syncCaptureTriggers(db: Knex, resources: readonly Resource
   const wanted = new Map(resources.map((r) => [r.table, argumentsOf(r)]));
   // each table's own function, its columns written out: those of the table (as the generic one skips a column the row lacks)
   const functions = (table: string, columns: ReadonlySet<string>) => {
-    const { recorded, kept } = capturedColumns(byTable.get(table)!);
-    return captureBody(true, true, { recorded: recorded.filter((c) => columns.has(c)), kept: kept.filter((c) => columns.has(c)) });
+    const r = byTable.get(table)!;
+    const { recorded, kept } = capturedColumns(r);
+    // a create's own links, but a security event's, which the flush writes
+    const links = sidesOf(r)
+      .filter((side) => !side.security)
+      .map(({ name, link, column, target }) => ({ name, link, column, target }));
+    return captureBody(true, true, { recorded: recorded.filter((c) => columns.has(c)), kept: kept.filter((c) => columns.has(c)), links });
   };
   await keepTriggerInStep(db, { name: 'bms_capture', when: 'after insert or update or delete', call: 'bms_capture', wanted, functions });
 }

@@ -7,38 +7,23 @@
  * trigger (`bms_flush_links`) compares it with the set as it is and adds the change to the entry the
  * transaction wrote for the record (and to its pending deliveries), or writes an `update` entry and
  * `updated` events of its own. A record deleted in the transaction keeps only its delete entry.
+ * A create's links written by its own statement are recorded by the record's capture, which takes
+ * their notes (engine/audit/capture-function.ts), so the flush finds nothing left for them.
  * A change of a user's groups (a grant of power) is also a `groups_changed` security event.
  * Migration 0360 made both functions generic (the sides read from the trigger's argument, each set
  * by a query built per row); every migrate gives each link table a function of its own and the
  * flush a query per side, written out, so none is built and planned again for every write.
  */
 import type { Knex } from 'knex';
-import { PRINCIPALS, type Resource } from '../registry/resource.js';
+import type { Resource } from '../registry/resource.js';
 import { keepTriggerInStep, literal } from '../storage/declared-triggers.js';
 import { q } from '../storage/sql.js';
-import { capturedColumns, eventPrefix } from './capture-triggers.js';
+import { linkedSet, setOfChosen } from './capture-function.js';
+import { sidesOf, type LinkSide } from './capture-triggers.js';
 
 /** `select coalesce(array_agg(<other>), '{}') from <link> where <column> = $1`, as plpgsql builds it from a side `s`. */
 const linkSet = (s: string) =>
   `format('select coalesce(array_agg(%I order by %I), ''{}'') from %I where %I = $1', ${s}->>'target', ${s}->>'target', ${s}->>'link', ${s}->>'column')`;
-
-/** One relation stored in a link table, from the record's side: what its capture, its entry and its events need. */
-export interface LinkSide {
-  resource: string;
-  name: string;
-  link: string;
-  column: string;
-  target: string;
-  table: string;
-  prefix: string;
-  recorded: string[];
-  kept: string[];
-  security?: string;
-}
-
-/** The record's set as it is, written out for `side` (the record's id in `id`); its columns qualified, as a function's variables may share their names. */
-const staticSet = (side: LinkSide, id: string) =>
-  `(select coalesce(array_agg(w_link.${q(side.target)} order by w_link.${q(side.target)}), '{}') from ${q(side.link)} w_link where w_link.${q(side.column)} = ${id})`;
 
 /**
  * The flush (a deferred trigger on `audit_link_changes`): with the sides known, each set is read by
@@ -47,12 +32,9 @@ const staticSet = (side: LinkSide, id: string) =>
  * is read by a query built for it.
  */
 export function flushBody(sides: readonly LinkSide[]): string {
-  // one branch per side, each its own statement: a single expression would set up every side's query on every run
-  const known = sides.map((side) => `if c.resource = ${literal(side.resource)} and c.name = ${literal(side.name)} then
-          now_ids := ${staticSet(side, 'c.record_id')};
-        els`);
-  const read = `${known.join('')}${known.length ? 'e' : ''}
-          execute ${linkSet('s')} using c.record_id into now_ids;${known.length ? `
+  const known = setOfChosen(sides, (side) => `c.resource = ${literal(side.resource)} and c.name = ${literal(side.name)}`, 'c.record_id', 'now_ids');
+  const read = `${known}${known ? 'else' : ''}
+          execute ${linkSet('s')} using c.record_id into now_ids;${known ? `
         end if;` : ''}`;
   return `
     declare
@@ -124,7 +106,7 @@ function linkCaptureBody(sides: readonly LinkSide[]): string {
     (side) => `
       if tg_op = 'DELETE' then rid := old.${q(side.column)}; else rid := new.${q(side.column)}; end if;
       if not exists (select 1 from audit_link_changes c where c.tx = txid_current() and c.resource = ${literal(side.resource)} and c.record_id = rid and c.name = ${literal(side.name)}) then
-        was := ${staticSet(side, 'rid')};
+        was := ${linkedSet(side, 'rid')};
         insert into audit_link_changes (tx, resource, record_id, name, old_ids, side) values (txid_current(), ${literal(side.resource)}, rid, ${literal(side.name)}, was, ${literal(JSON.stringify(side))}::jsonb);
       end if;`,
   );
@@ -179,14 +161,7 @@ export const LINK_CAPTURE_DOWN_SQL = ['drop table audit_link_changes', 'drop fun
 /** Per link table, the relations stored in it: each side names the record's column, the other one, and what its entry and events need. */
 function linkSides(resources: readonly Resource[]): Map<string, LinkSide[]> {
   const sides = new Map<string, LinkSide[]>();
-  for (const r of resources) {
-    const { recorded, kept } = capturedColumns(r);
-    for (const m of r.manyToMany) {
-      const grants = r.key === PRINCIPALS.user && m.target.key === PRINCIPALS.group;
-      const side: LinkSide = { resource: r.key, name: m.writeName, link: m.spec.table, column: m.spec.sourceColumn, target: m.spec.targetColumn, table: r.table, prefix: eventPrefix(r), recorded, kept, ...(grants ? { security: 'groups_changed' } : {}) };
-      sides.set(m.spec.table, [...(sides.get(m.spec.table) ?? []), side]);
-    }
-  }
+  for (const side of resources.flatMap(sidesOf)) sides.set(side.link, [...(sides.get(side.link) ?? []), side]);
   return sides;
 }
 
