@@ -35,7 +35,7 @@ export interface CapturedColumns {
 }
 
 /** The record's set as it is, written out for `set` (the record's id in `id`); its columns qualified, as a function's variables may share their names. */
-export const linkedSet = (set: LinkedSet, id: string): string =>
+export const writtenOutSet = (set: LinkedSet, id: string): string =>
   `(select coalesce(array_agg(w_link.${q(set.target)} order by w_link.${q(set.target)}), '{}') from ${q(set.link)} w_link where w_link.${q(set.column)} = ${id})`;
 
 /**
@@ -48,7 +48,7 @@ export function setOfChosen<T extends LinkedSet>(sets: readonly T[], chosen: (se
   return sets
     .map(
       (set, i) => `${i ? 'els' : ''}if ${chosen(set)} then
-          ${into} := ${linkedSet(set, id)};
+          ${into} := ${writtenOutSet(set, id)};
         `,
     )
     .join('');

@@ -60,9 +60,7 @@ export async function syncCaptureTriggers(db: Knex, resources: readonly Resource
     const r = byTable.get(table)!;
     const { recorded, kept } = capturedColumns(r);
     // a create's own links, but a security event's, which the flush writes
-    const links = sidesOf(r)
-      .filter((side) => !side.security)
-      .map(({ name, link, column, target }) => ({ name, link, column, target }));
+    const links = sidesOf(r).filter((side) => !side.security);
     return captureBody(true, true, { recorded: recorded.filter((c) => columns.has(c)), kept: kept.filter((c) => columns.has(c)), links });
   };
   await keepTriggerInStep(db, { name: 'bms_capture', when: 'after insert or update or delete', call: 'bms_capture', wanted, functions });

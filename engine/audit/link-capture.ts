@@ -18,11 +18,11 @@ import type { Knex } from 'knex';
 import type { Resource } from '../registry/resource.js';
 import { keepTriggerInStep, literal } from '../storage/declared-triggers.js';
 import { q } from '../storage/sql.js';
-import { linkedSet, setOfChosen } from './capture-function.js';
+import { writtenOutSet, setOfChosen } from './capture-function.js';
 import { sidesOf, type LinkSide } from './capture-triggers.js';
 
-/** `select coalesce(array_agg(<other>), '{}') from <link> where <column> = $1`, as plpgsql builds it from a side `s`. */
-const linkSet = (s: string) =>
+/** `select coalesce(array_agg(<other>), '{}') from <link> where <column> = $1`, as plpgsql builds it from a side `s` (EXECUTE: planned anew each run; writtenOutSet is the query written out). */
+const builtSet = (s: string) =>
   `format('select coalesce(array_agg(%I order by %I), ''{}'') from %I where %I = $1', ${s}->>'target', ${s}->>'target', ${s}->>'link', ${s}->>'column')`;
 
 /**
@@ -34,7 +34,7 @@ const linkSet = (s: string) =>
 export function flushBody(sides: readonly LinkSide[]): string {
   const known = setOfChosen(sides, (side) => `c.resource = ${literal(side.resource)} and c.name = ${literal(side.name)}`, 'c.record_id', 'now_ids');
   const read = `${known}${known ? 'else' : ''}
-          execute ${linkSet('s')} using c.record_id into now_ids;${known ? `
+          execute ${builtSet('s')} using c.record_id into now_ids;${known ? `
         end if;` : ''}`;
   return `
     declare
@@ -106,7 +106,7 @@ function linkCaptureBody(sides: readonly LinkSide[]): string {
     (side) => `
       if tg_op = 'DELETE' then rid := old.${q(side.column)}; else rid := new.${q(side.column)}; end if;
       if not exists (select 1 from audit_link_changes c where c.tx = txid_current() and c.resource = ${literal(side.resource)} and c.record_id = rid and c.name = ${literal(side.name)}) then
-        was := ${linkedSet(side, 'rid')};
+        was := ${writtenOutSet(side, 'rid')};
         insert into audit_link_changes (tx, resource, record_id, name, old_ids, side) values (txid_current(), ${literal(side.resource)}, rid, ${literal(side.name)}, was, ${literal(JSON.stringify(side))}::jsonb);
       end if;`,
   );
@@ -146,7 +146,7 @@ export const LINK_CAPTURE_SQL = [
       for s in select * from jsonb_array_elements(tg_argv[0]::jsonb) loop
         rid := (link ->> (s ->> 'column'))::integer;
         if not exists (select 1 from audit_link_changes c where c.tx = txid_current() and c.resource = s ->> 'resource' and c.record_id = rid and c.name = s ->> 'name') then
-          execute ${linkSet('s')} using rid into was;
+          execute ${builtSet('s')} using rid into was;
           insert into audit_link_changes (tx, resource, record_id, name, old_ids, side) values (txid_current(), s ->> 'resource', rid, s ->> 'name', was, s);
         end if;
       end loop;
