@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { expect } from 'chai';
 import { sendJsonArray } from '../engine/http/json-response.js';
-import { textPieces } from '../engine/storage/text-pieces.js';
+import { probedPieces, textPieces } from '../engine/storage/text-pieces.js';
+import type { Fragment } from '../engine/storage/sql.js';
 import { describeWithServer } from './support/database.js';
 import { createLogger } from '../engine/log.js';
 import { startService } from '../engine/service.js';
@@ -279,3 +280,87 @@ describe('a list answer read ahead up to a time', () => {
     expect(await res.text()).to.equal('Service temporarily unavailable.');
   });
 });
+
+/**
+ * A list of `table`'s ids read as probedPieces reads one: the probe (the first 1,000 and how many
+ * rows it read, up to 1,001; `delay` seconds inside it), the rest after them, and the whole list
+ * as listRecords answers it (the first head, then the others). `wholeRuns` counts the whole ones.
+ */
+function idList(table: string, delay = 0) {
+  const t = `"${table}"`;
+  const sleep = delay ? ` cross join pg_sleep(${delay})` : '';
+  const probe: Fragment = {
+    sql: `select string_agg(id::text, ',') filter (where w_n <= 1000) as json, count(*)::int as w_rows from (select id, row_number() over () as w_n from (select id from ${t} order by id limit 1001) h) h${sleep}`,
+    bindings: [],
+  };
+  const rest = (): Fragment => ({ sql: `select string_agg(id::text, ',') as json from (select id from ${t} order by id offset 1000) r`, bindings: [] });
+  const list = {
+    wholeRuns: 0,
+    pieces: () =>
+      probedPieces(suite().service.db, probe, rest, () => {
+        list.wholeRuns++;
+        return { sql: `select string_agg(id::text, ',') as json from (select id from ${t} order by id limit 1000) h union all select * from (${rest().sql}) r`, bindings: [] };
+      }),
+    async read(): Promise<string> {
+      const pieces: string[] = [];
+      for await (const piece of list.pieces()) pieces.push(piece);
+      return pieces.join(',');
+    },
+  };
+  return list;
+}
+
+const ids = (from: number, to: number, without: number[] = [], also: number[] = []): string =>
+  [...Array.from({ length: to - from + 1 }, (_, i) => from + i).filter((n) => !without.includes(n)), ...also].join(',');
+
+describe('a list longer than its probe', () => {
+  const table = `probed_${process.pid}`;
+  beforeEach(async () => {
+    const { db } = suite().service;
+    await db.raw('drop table if exists ??', [table]);
+    await db.raw('create table ?? (id int primary key)', [table]);
+    await db.raw('insert into ?? select generate_series(1, 1500)', [table]);
+  });
+  after(async () => void (await suite().service.db.raw('drop table if exists ??', [table])));
+
+  it('is the probe\'s records and the rest; its shape then runs whole until a whole run fits the probe, and is probed again', async () => {
+    const { db } = suite().service;
+    const list = idList(table);
+    expect(await list.read()).to.equal(ids(1, 1500));
+    // PGlite reads a list that outgrew its probe again whole; a server reads the rest after the probe
+    expect(list.wholeRuns, 'probed first').to.equal(process.env.DATABASE_URL ? 0 : 1);
+    list.wholeRuns = 0;
+    expect(await list.read()).to.equal(ids(1, 1500));
+    expect(list.wholeRuns, 'the shape outgrew its probe: whole').to.equal(1);
+    await db.raw('delete from ?? where id > 900', [table]);
+    expect(await list.read()).to.equal(ids(1, 900));
+    expect(list.wholeRuns, 'whole once more, which fits the probe').to.equal(2);
+    expect(await list.read()).to.equal(ids(1, 900));
+    expect(list.wholeRuns, 'probed again').to.equal(2);
+    const pool = (db.client as { pool: { numUsed(): number } }).pool;
+    expect(await within(5_000, async () => pool.numUsed() === 0), 'connections still held').to.equal(true);
+  });
+
+  describeWithServer('both statements', 'reads from a snapshot of a server connection', () => {
+    it('read from one snapshot: a change committed while the probe runs is in neither', async function () {
+      this.timeout(30_000);
+      const { db } = suite().service;
+      const pieces = idList(table, 1).pieces()[Symbol.asyncIterator]();
+      const head = pieces.next();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // another connection, while the probe sleeps: the rest, which starts after it, must not see this
+      await db.raw('delete from ?? where id = 1200', [table]);
+      await db.raw('insert into ?? values (1600)', [table]);
+      expect((await head).value).to.equal(ids(1, 1000));
+      expect((await pieces.next()).value).to.equal(ids(1001, 1500));
+      expect((await pieces.next()).done).to.equal(true);
+      // and its transaction ended: no connection of the run's database is left inside one
+      const pool = (db.client as { pool: { numUsed(): number } }).pool;
+      expect(await within(5_000, async () => pool.numUsed() === 0), 'connections still held').to.equal(true);
+      const idle = await db.raw(`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`);
+      expect(idle.rows[0].n, 'idle in transaction').to.equal(0);
+      expect(await idList(table).read()).to.equal(ids(1, 1500, [1200], [1600]));
+    });
+  });
+});
+

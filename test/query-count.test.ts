@@ -54,7 +54,7 @@ describe('query count of lists', () => {
 });
 
 describe('query count of a search', () => {
-  it('is one statement while its matches fit in a head of 1,000 (one select list, planned for its words); with more, that one and the whole list, which answers as an unpaged list does', async function () {
+  it('is one statement while its matches fit in a head of 1,000 (one select list, planned for its words); with more, that one and the rest, which answers as an unpaged list does; the shape then runs whole until it fits again', async function () {
     this.timeout(120_000);
     const { admin, service, adminId } = suite();
     const tracker = await created(admin, '/api/issue/tracker', { title: unique('probe') });
@@ -75,12 +75,26 @@ describe('query count of a search', () => {
 
       let all: any;
       const many = listsIn(await queriesOf(async () => (all = await admin.get(`/api/issue/issue?search=${word}&count=true`))));
-      expect(many, 'the probe, then the list').to.have.length(2);
+      expect(many, 'the probe, then the rest').to.have.length(2);
+      expect(many[0]).to.include('w_rows');
+      expect(many[1]).not.to.include('w_rows');
       const unpaged = await admin.get(`/api/issue/issue?tracker=${tracker.id}&count=true`);
       expect(all.status).to.equal(200);
       expect(all.body).to.have.length(1002);
       expect(all.body).to.deep.equal(unpaged.body);
       expect(all.headers.get('x-total-count')).to.equal('1002');
+      // the shape outgrew its probe: its next run is the whole list's statement, once, whatever it finds
+      for (const [search, length] of [[word, 1002], [`${word}single`, 1]] as const) {
+        let again: any;
+        const whole = listsIn(await queriesOf(async () => (again = await admin.get(`/api/issue/issue?search=${search}&count=true`))));
+        expect(again.body, search).to.have.length(length);
+        expect(whole, `${search}: the whole list at once`).to.have.length(1);
+        expect(whole[0]).not.to.include('w_rows');
+      }
+      // … and once a whole run fits in its first head, the shape is probed again
+      const probedAgain = listsIn(await queriesOf(async () => expect((await admin.get(`/api/issue/issue?search=${word}single&count=true`)).body).to.have.length(1)));
+      expect(probedAgain, 'probed again').to.have.length(1);
+      expect(probedAgain[0]).to.include('w_rows');
       // a page of at most a head is one aggregate already
       const head = listsIn(await queriesOf(async () => expect((await admin.get(`/api/issue/issue?search=${word}&limit=1000`)).body).to.have.length(1000)));
       expect(head, 'a page of 1,000 fits in one head: no probe').to.have.length(1);

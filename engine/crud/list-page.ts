@@ -8,7 +8,6 @@
  */
 import type { Resource } from '../registry/resource.js';
 import { headProbe, listRecords, PROBE_ROWS, ROW } from '../storage/serialise.js';
-import { plannedWithValues } from '../storage/statements.js';
 import { frag, joinFragments, q, type Fragment } from '../storage/sql.js';
 import { beyondKey, complement, isBackward, keyOf, orderBy, reversed, type Comparison, type Key } from './keyset.js';
 import { encodeCursor } from './list-cursor.js';
@@ -36,15 +35,15 @@ export interface ListQuery {
   /**
    * Rows `{json, edge?, total?}` (see listRecords): `edge` when the page has a size, a JSON array
    * of at most two keys; `total` when counted, from the same snapshot as the records. Made when
-   * first asked for: a probe that holds the whole list leaves it unmade.
+   * first asked for; a probed list does not use it.
    */
   records(): Fragment;
   /**
-   * For a list planned with its values on every run (a search's), which may hold more than a head:
-   * its first records alone (headProbe), to be read first; when they are all it has, they are the
-   * answer, and `records` does not run.
+   * For a list that may hold more than PROBE_ROWS records: its first ones alone with the head's
+   * columns (headProbe), read first, and the records after them, read only when the list goes on
+   * (text-pieces.ts probedPieces, both from one snapshot).
    */
-  probe?: Fragment;
+  probe?: { head: Fragment; rest(): Fragment };
   /** The head from the first row's columns after `json`. */
   head(columns: readonly (string | null)[]): ListHead;
   /** The links around the page, from the edge its first row carried. */
@@ -75,11 +74,15 @@ export function listQuery(resource: Resource, visible: readonly Fragment[], plan
       ? listRecords(resource, frag(`${ROW}.id in (select ${ROW}.id from ${table} where ${matching.sql} order by ${nearest} limit ?)`, [...matching.bindings, size]), order, undefined, 0, also, list)
       : listRecords(resource, matching, order, size, skip, also, list);
 
-  // a pattern can only be in the conditions: the select list binds none
-  const probed = !backward && (size === undefined || size > PROBE_ROWS) && plannedWithValues(matching.sql);
+  const probed = !backward && (size === undefined || size > PROBE_ROWS);
   return {
     records: () => (records ??= recordsOf()),
-    probe: probed ? headProbe(resource, matching, order, skip, also, list) : undefined,
+    probe: probed
+      ? {
+          head: headProbe(resource, matching, order, skip, also, list),
+          rest: () => listRecords(resource, matching, order, size === undefined ? undefined : size - PROBE_ROWS, skip + PROBE_ROWS, [], list),
+        }
+      : undefined,
     head(columns) {
       const value = (column: Fragment | undefined) => (column ? (columns[also.indexOf(column)] ?? null) : null);
       const keys = value(edge);

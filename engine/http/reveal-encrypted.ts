@@ -1,8 +1,10 @@
 /**
  * Encrypted values (storage/field-encryption.ts) travel inside the record texts as tokens, so entity
  * tags, If-Match and stored idempotent answers all hold the token; a text answer is revealed here,
- * last, as it leaves the process. Streamed lists reveal each piece (json-response.ts), MCP its tool
- * results (mcp/calls.ts) and webhooks their bodies (webhooks/dispatcher.ts).
+ * last, as it leaves the process. A list reveals each piece as it reads it (json-response.ts), whether
+ * it then answers in one buffer or streams, so a buffer is left as it is (decoding and encoding a
+ * long list again cost more than the rest of its process time); MCP reveals its tool results
+ * (mcp/calls.ts) and webhooks their bodies (webhooks/dispatcher.ts).
  */
 import type { Context, Next } from 'koa';
 import { revealValues } from '../storage/field-encryption.js';
@@ -10,9 +12,7 @@ import { revealValues } from '../storage/field-encryption.js';
 export async function revealEncrypted(ctx: Context, next: Next): Promise<void> {
   await next();
   if (typeof ctx.body === 'string') ctx.body = revealValues(ctx.body);
-  else if (Buffer.isBuffer(ctx.body)) {
-    if (ctx.response.is('json')) ctx.body = Buffer.from(revealValues(ctx.body.toString('utf8')));
-  } else if (ctx.body != null && (Array.isArray(ctx.body) || Object.getPrototypeOf(ctx.body) === Object.prototype)) {
+  else if (ctx.body != null && (Array.isArray(ctx.body) || Object.getPrototypeOf(ctx.body) === Object.prototype)) {
     // the engine tables' answers (the audit trail's changes): rebuilt only when they hold a token
     const text = JSON.stringify(ctx.body);
     const revealed = revealValues(text);

@@ -140,7 +140,7 @@ const besides = (also: readonly Fragment[], values = true): Fragment => frag(als
  * The first PROBE_ROWS records of a list, joined into one text as its first row would hold them
  * (`also` beside them), and in a last column how many rows were read, up to one more: more than
  * PROBE_ROWS says the list goes on. One select list instead of listRecords' three, for lists that
- * are planned for every run (a search's), most of which fit in it.
+ * may hold more than a head, most of which fit in it (text-pieces.ts probedPieces).
  */
 export function headProbe(resource: Resource, where: Fragment, order: string, offset: number, also: readonly Fragment[] = [], list: Fragment = frag(selectList(resource))): Fragment {
   const head = jsonRecordsIn(resource, where, order, list, PROBE_ROWS + 1, offset);

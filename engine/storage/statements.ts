@@ -14,7 +14,8 @@
  * a trigram index needs, nor how rare it is, and PostgreSQL compares plans by estimates, which for
  * patterns are guesses (test/list-indexes.test.ts). A list of them is still named, so it is parsed
  * once, and runs with `plan_cache_mode` set to `force_custom_plan` for its own transaction: the
- * connection's CUSTOM_PLANS statement, bound and executed just before it in the same round trip
+ * connection's CUSTOM_PLANS statement, bound and executed just before it in the same round trip (a
+ * list's probe runs so too)
  * (engine/storage/text-pieces.ts). Elsewhere (counts, exports) they run unnamed. Texts whose Knex
  * array bindings spread into one placeholder per element always run unnamed (their text differs
  * with the array's length anyway).
@@ -34,6 +35,8 @@ interface TextFacts {
   name?: string;
   /** Its form with `$n` placeholders, when its values are plain (nativeStatement). */
   native?: string;
+  /** A list probe's (text-pieces.ts probedPieces): whether the list outgrew it when it last ran. */
+  outgrown?: boolean;
 }
 
 const texts = new Map<string, TextFacts>();
@@ -51,6 +54,12 @@ function factsOf(text: string): TextFacts {
 /** Whether a text's plans must be made with its values each time (a pattern's). */
 export const plannedWithValues = (sql: string): boolean => factsOf(sql).planned;
 
+/** Whether the list whose probe this is outgrew it when it last ran (undefined: not known). */
+export const outgrown = (probe: string): boolean | undefined => factsOf(probe).outgrown;
+
+/** Notes whether the list whose probe this is outgrew it this time. */
+export const noteOutgrown = (probe: string, outgrew: boolean): void => void (factsOf(probe).outgrown = outgrew);
+
 /**
  * The name a statement runs under; undefined: unnamed, planned with its values each time.
  * `customPlans`: the caller runs it under CUSTOM_PLANS, so a pattern's text may be named too.
@@ -64,10 +73,20 @@ export function statementName(sql: string, bindings: readonly unknown[], customP
 /**
  * A named statement every connection that takes named statements prepares when it opens, outside
  * their bound (never closed): run just before a statement in the same transaction (the messages up
- * to a Sync are one), that statement's plan is made with its values. Protocol-level, so PgBouncer's
- * prepared-statement tracking carries it over to whichever server connection runs it.
+ * to a Sync are one, unless SNAPSHOT made them part of a longer one), that statement's plan is made
+ * with its values. Protocol-level, so PgBouncer's prepared-statement tracking carries it over to
+ * whichever server connection runs it.
  */
 export const CUSTOM_PLANS: pg.QueryConfig = { name: 'bms_custom_plans', text: `select set_config('plan_cache_mode', 'force_custom_plan', true)` };
+
+/** Prepared as CUSTOM_PLANS is: opens the read-only snapshot a list's probe and its rest share (text-pieces.ts probedPieces). */
+export const SNAPSHOT: pg.QueryConfig = { name: 'bms_snapshot', text: 'begin isolation level repeatable read read only' };
+
+/**
+ * Whether `connection` (a pg client's) holds `statement`, prepared when it opened: a statement that
+ * must run after it is named only then (a connection opened otherwise, a test's say, runs it unnamed).
+ */
+export const holds = (connection: { parsedStatements: Record<string, string> }, statement: pg.QueryConfig): boolean => connection.parsedStatements[statement.name!] !== undefined;
 
 /** Values Knex would turn into SQL of their own (a query, a raw fragment, an array spread into placeholders) or refuse (undefined). */
 const plainValues = (values: readonly unknown[]): boolean =>

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Readable } from 'node:stream';
 import type { Fragment } from './sql.js';
-import { BoundedQuery, CUSTOM_PLANS, nativeStatement, plannedWithValues, reportedToKnex, statementName } from './statements.js';
+import { BoundedQuery, CUSTOM_PLANS, holds, nativeStatement, noteOutgrown, outgrown, plannedWithValues, reportedToKnex, SNAPSHOT, statementName } from './statements.js';
 import { PROBE_ROWS } from './serialise.js';
 import { statementTrace } from '../tracing/hooks.js';
 
@@ -64,6 +64,7 @@ interface DataRow {
 
 /** The messages of pg's connection that run a bound portal. */
 interface PortalWire {
+  parse(query: { text: string; name: string }): void;
   bind(config: { statement: string; values: unknown[] }): void;
   execute(config: { rows: number }): void;
   flush(): void;
@@ -96,6 +97,8 @@ class TextRowsQuery extends BoundedQuery {
     first: FirstRow | undefined,
     /** Named, yet planned with its values each run (see CUSTOM_PLANS). */
     private readonly customPlans = false,
+    /** Opens a snapshot before it (SNAPSHOT), which the statements after it on the connection share until it is committed. */
+    private readonly opensSnapshot = false,
   ) {
     // made from the text, then named: pg copies a config object through its property descriptors
     super(text, values);
@@ -106,13 +109,24 @@ class TextRowsQuery extends BoundedQuery {
     this.builder = new PieceBuilder(first);
   }
 
-  /** pg's Parse, Bind and Describe, after CUSTOM_PLANS when a named statement must be planned with its values. */
+  /**
+   * pg's Parse, Bind and Describe, after the snapshot's BEGIN when it opens one, and CUSTOM_PLANS
+   * when a named statement must be planned with its values: all in the same round trip.
+   */
   prepare(connection: PortalWire): void {
-    // a connection that takes no named statements has run this one unnamed (BoundedQuery), planned with its values anyway
-    if (this.customPlans && (this as { name?: string }).name) {
+    // an unnamed statement (its connection holds neither, see piecesOn) is planned with its values
+    // anyway, and may have its BEGIN parsed before it: pg notes what parses under a named query's name
+    const named = (this as { name?: string }).name !== undefined;
+    if (this.opensSnapshot) {
+      if (!named) connection.parse({ text: SNAPSHOT.text, name: '' });
+      connection.bind({ statement: named ? SNAPSHOT.name! : '', values: [] });
+      connection.execute({ rows: 0 });
+      this.ahead++;
+    }
+    if (this.customPlans && named) {
       connection.bind({ statement: CUSTOM_PLANS.name!, values: [] });
       connection.execute({ rows: 0 });
-      this.ahead = 1;
+      this.ahead++;
     }
     (pg.Query.prototype as unknown as { prepare(c: PortalWire): void }).prepare.call(this, connection);
   }
@@ -206,34 +220,61 @@ export const LEFT_UNREAD = 'closed: a list was left unread';
 
 type PooledClient = pg.Client & { __knex__disposed?: unknown };
 
+const noop = (): void => undefined;
+
+/** Connections closed because their reader left a statement unread. */
+const leftUnread = new WeakSet<pg.Client>();
+
+/**
+ * The statement's pieces read straight from `client`, a connection taken from the pool; `ended`
+ * runs as soon as the statement has ended (or failed), however far the reader has got. A reader
+ * that leaves early has the connection closed instead (PostgreSQL stops at once; the pool opens a
+ * new one when it needs it), and noted in `leftUnread`.
+ */
+async function* piecesOn(
+  db: Knex,
+  client: PooledClient,
+  query: Fragment,
+  first: FirstRow | undefined,
+  ended: () => Promise<unknown>,
+  opensSnapshot = false,
+): AsyncGenerator<string, void> {
+  let rows: TextRowsQuery | undefined;
+  let settled: Promise<unknown> | undefined;
+  try {
+    const { sql, bindings } = nativeStatement(db, query);
+    // the pg instrumentation ends a span only on a callback or promise: the statement's own, under the request's
+    const traced = statementTrace(sql);
+    // a probe too: a generic plan of its LIMIT, blind to how rare its filters' values are, may walk the
+    // table in key order (EXPLAIN on 100,000 issues: 40 ms against 2 for one tracker's rejected ones)
+    const customPlans = opensSnapshot || plannedWithValues(query.sql);
+    const wire = client.connection as unknown as { parsedStatements: Record<string, string>; stream: Readable };
+    const named = (!customPlans || holds(wire, CUSTOM_PLANS)) && (!opensSnapshot || holds(wire, SNAPSHOT));
+    const name = named ? statementName(query.sql, query.bindings, customPlans) : undefined;
+    const statement = new TextRowsQuery(sql, name, [...bindings], wire.stream, first, customPlans, opensSnapshot);
+    rows = statement;
+    const began = traced?.begin();
+    const reported = reportedToKnex(db, client, sql, bindings);
+    settled = new Promise<void>((resolve) => (statement.onSettled = (error) => (began?.(error), reported(error), resolve()))).then(ended);
+    void client.query(statement);
+    for (let piece = await statement.next(); !piece.done; piece = await statement.next()) yield piece.value;
+  } finally {
+    if (rows?.running) {
+      leftUnread.add(client);
+      // set after Knex's own 'end' listener, which marks the connection broken and says so
+      client.once('end', () => (client.__knex__disposed = LEFT_UNREAD));
+      void client.end().catch(noop);
+    }
+    await (settled ?? ended());
+  }
+}
+
 /** The statement's pieces read straight from a pooled pg connection, which goes back to the pool as soon as the statement ends. */
 function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): TextPieces {
-  const { sql, bindings } = nativeStatement(db, query);
-  // the pg instrumentation ends a span only on a callback or promise: the statement's own, under the request's
-  const traced = statementTrace(sql);
   return {
     async *[Symbol.asyncIterator]() {
       const client = (await db.client.acquireConnection()) as PooledClient;
-      const customPlans = plannedWithValues(query.sql);
-      const rows = new TextRowsQuery(sql, statementName(query.sql, query.bindings, customPlans), [...bindings], client.connection.stream, first, customPlans);
-      const ended = traced?.begin();
-      const released = new Promise<void>((resolve) => {
-        const reported = reportedToKnex(db, client, sql, bindings);
-        rows.onSettled = (error) => (ended?.(error), reported(error), resolve());
-      }).then(() => db.client.releaseConnection(client));
-      void client.query(rows);
-      try {
-        for (let piece = await rows.next(); !piece.done; piece = await rows.next()) yield piece.value;
-      } finally {
-        // a reader that left early: the rest of a long list is not read through, the connection is
-        // closed instead (PostgreSQL stops at once) and the pool opens a new one when it needs it
-        if (rows.running) {
-          // set after Knex's own 'end' listener, which marks the connection broken and says so
-          client.once('end', () => (client.__knex__disposed = LEFT_UNREAD));
-          void client.end().catch(() => undefined);
-        }
-        await released;
-      }
+      yield* piecesOn(db, client, query, first, () => db.client.releaseConnection(client));
     },
   };
 }
@@ -264,21 +305,85 @@ export function textPieces(db: Knex, query: Fragment, first?: FirstRow): TextPie
 }
 
 /**
- * The pieces of a list whose `probe` (headProbe: its first records, one row, the number of rows
- * read in its last column) may hold all of it: the probe's when it does, else `query`'s, the whole
- * list from a snapshot of its own, its text made only then. Either way `first` sees the first row's columns once.
+ * A list's pieces when it may hold more than PROBE_ROWS records. Its `probe` (headProbe: its first
+ * PROBE_ROWS records in one row, the number of rows read, up to one more, in its last column) is
+ * one select list where the `whole` list's statement has three (see listRecords), so a short list,
+ * planned on every run, costs PostgreSQL about what a single select would; when the list goes on,
+ * `restOf()` reads the records after the probe's, from the same snapshot: a read-only REPEATABLE READ
+ * transaction (its BEGIN sent with the probe, its COMMIT once the list is read or left). `first` is
+ * shown the probe's columns.
+ *
+ * The rest skips the probe's records again, which costs a long list more than the whole statement
+ * would, so a list shape (the probe's text) whose last run outgrew its probe runs `whole` next, and
+ * is probed again once a whole run fits in its first head.
  */
-export function probedPieces(db: Knex, probe: Fragment, query: () => Fragment, first?: FirstRow): TextPieces {
+export function probedPieces(db: Knex, probe: Fragment, restOf: () => Fragment, whole: () => Fragment, first?: FirstRow): TextPieces {
+  if (outgrown(probe.sql)) {
+    return {
+      async *[Symbol.asyncIterator]() {
+        let pieces = 0;
+        for await (const piece of textPieces(db, whole(), first)) {
+          pieces++;
+          yield piece;
+        }
+        // the first piece is the first head (PROBE_ROWS records at most); any later one is more
+        if (pieces <= 1) noteOutgrown(probe.sql, false);
+      },
+    };
+  }
+  /** Whether the list goes on after the probe's records, once its row has been read; `shown` sees the probe's columns. */
+  const probed = (more: { after: boolean }, shown = first) => (columns: readonly (string | null)[]) => {
+    more.after = Number(columns.at(-1)) > PROBE_ROWS;
+    noteOutgrown(probe.sql, more.after);
+    shown?.(columns.slice(0, -1));
+  };
+  if ((db.client as { config?: { client?: unknown } }).config?.client !== 'pg') {
+    // PGlite: no transaction spans two statements without Knex's own BEGIN and COMMIT, so a list
+    // that goes on is read again whole, from a snapshot of its own, and the probe's records dropped
+    return {
+      async *[Symbol.asyncIterator]() {
+        const more = { after: false };
+        let head: readonly (string | null)[] = [];
+        const pieces: string[] = [];
+        for await (const piece of embeddedPieces(db, probe, probed(more, (columns) => (head = columns)))) pieces.push(piece);
+        if (more.after) return yield* embeddedPieces(db, whole(), first);
+        first?.(head);
+        yield* pieces;
+      },
+    };
+  }
   return {
     async *[Symbol.asyncIterator]() {
-      let read = 0;
-      let head: readonly (string | null)[] = [];
-      const pieces: string[] = [];
-      for await (const piece of textPieces(db, probe, (columns) => ((read = Number(columns.at(-1))), (head = columns.slice(0, -1)))))
-        pieces.push(piece);
-      if (read > PROBE_ROWS) return yield* textPieces(db, query(), first);
-      first?.(head);
-      yield* pieces;
+      const more = { after: false };
+      const client = (await db.client.acquireConnection()) as PooledClient;
+      // after a failed statement, COMMIT ends the failed transaction as ROLLBACK would
+      const handBack = async () => {
+        if (!leftUnread.has(client)) await client.query('commit').catch(noop);
+        await db.client.releaseConnection(client);
+      };
+      let rest: AsyncGenerator<string, void> | undefined;
+      let handedBack = false;
+      try {
+        const head: string[] = [];
+        for await (const piece of piecesOn(db, client, probe, probed(more), async () => undefined, true)) head.push(piece);
+        if (more.after) {
+          // sent before the head is handed on: however slowly that is read, the transaction is never
+          // idle (a server's idle_in_transaction_session_timeout); its end hands the connection back
+          rest = piecesOn(db, client, restOf(), undefined, handBack);
+        } else {
+          // the answer does not wait for the COMMIT
+          handedBack = true;
+          void handBack().catch(noop);
+        }
+        const coming = rest?.next();
+        // a failure while the head is read is thrown below, once awaited
+        coming?.catch(noop);
+        yield* head;
+        if (rest) for (let next = await coming!; !next.done; next = await rest.next()) yield next.value;
+      } finally {
+        if (rest) await rest.return();
+        else if (!handedBack) await handBack();
+      }
     },
   };
 }
