@@ -35,7 +35,8 @@ export interface ListQuery {
   /**
    * Rows `{json, edge?, total?}` (see listRecords): `edge` when the page has a size, a JSON array
    * of at most two keys; `total` when counted, from the same snapshot as the records. Made when
-   * first asked for; a probed list does not use it.
+   * first asked for; a probed list runs it only while its shape outgrows its probe, and on PGlite
+   * when it goes on (probedPieces).
    */
   records(): Fragment;
   /**

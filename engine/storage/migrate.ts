@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import type pg from 'pg';
 import { unbounded, type DatabaseConfig } from '../config.js';
 import { connect } from './connect.js';
+import { onServer } from './statements.js';
 import { syncCaptureTriggers } from '../audit/capture-triggers.js';
 import { syncLinkCaptureTriggers } from '../audit/link-capture.js';
 import { syncTrashTriggers } from '../history/trash-trigger.js';
@@ -33,7 +34,7 @@ async function latest(knex: Knex): Promise<string[]> {
  * embedded database serves one process.)
  */
 export async function migrateLatest(knex: Knex): Promise<string[]> {
-  if (knex.client.config.client !== 'pg') return latest(knex);
+  if (!onServer(knex)) return latest(knex);
   const holder = (await knex.client.acquireRawConnection()) as pg.Client;
   try {
     await holder.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);

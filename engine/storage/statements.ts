@@ -88,6 +88,9 @@ export const SNAPSHOT: pg.QueryConfig = { name: 'bms_snapshot', text: 'begin iso
  */
 export const holds = (connection: { parsedStatements: Record<string, string> }, statement: pg.QueryConfig): boolean => connection.parsedStatements[statement.name!] !== undefined;
 
+/** Whether `db` runs on a PostgreSQL server (through pg) rather than on the embedded PGlite. */
+export const onServer = (db: Knex | Knex.Transaction): boolean => db.client.config.client === 'pg';
+
 /** Values Knex would turn into SQL of their own (a query, a raw fragment, an array spread into placeholders) or refuse (undefined). */
 const plainValues = (values: readonly unknown[]): boolean =>
   values.every((v) => v !== undefined && (v === null || typeof v !== 'object' || (!Array.isArray(v) && typeof (v as { toSQL?: unknown }).toSQL !== 'function')));
@@ -149,7 +152,7 @@ async function sendNamed(db: Knex | Knex.Transaction, name: string, fragment: Fr
 /** `fragment` run as a statement, named per `statementName`; on a server a named one goes straight through pg. */
 export function prepared(db: Knex | Knex.Transaction, fragment: Fragment): PromiseLike<unknown> {
   const name = statementName(fragment.sql, fragment.bindings);
-  if (name && db.client.config.client === 'pg' && plainValues(fragment.bindings)) return sendNamed(db, name, fragment);
+  if (name && onServer(db) && plainValues(fragment.bindings)) return sendNamed(db, name, fragment);
   const query = db.raw(fragment.sql, fragment.bindings as Knex.RawBinding[]);
   return name ? query.options({ name }) : query;
 }

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Readable } from 'node:stream';
 import type { Fragment } from './sql.js';
-import { BoundedQuery, CUSTOM_PLANS, holds, nativeStatement, noteOutgrown, outgrown, plannedWithValues, reportedToKnex, SNAPSHOT, statementName } from './statements.js';
+import { BoundedQuery, CUSTOM_PLANS, holds, nativeStatement, noteOutgrown, onServer, outgrown, plannedWithValues, reportedToKnex, SNAPSHOT, statementName } from './statements.js';
 import { PROBE_ROWS } from './serialise.js';
 import { statementTrace } from '../tracing/hooks.js';
 
@@ -300,8 +300,7 @@ function embeddedPieces(db: Knex, query: Fragment, first: FirstRow | undefined):
 
 /** The pieces of `query`, read as the consumer asks for them; `first` sees the first row's columns after the first. */
 export function textPieces(db: Knex, query: Fragment, first?: FirstRow): TextPieces {
-  const onServer = (db.client as { config?: { client?: unknown } }).config?.client === 'pg';
-  return (onServer ? wirePieces : embeddedPieces)(db, query, first);
+  return (onServer(db) ? wirePieces : embeddedPieces)(db, query, first);
 }
 
 /**
@@ -337,7 +336,7 @@ export function probedPieces(db: Knex, probe: Fragment, restOf: () => Fragment, 
     noteOutgrown(probe.sql, more.after);
     shown?.(columns.slice(0, -1));
   };
-  if ((db.client as { config?: { client?: unknown } }).config?.client !== 'pg') {
+  if (!onServer(db)) {
     // PGlite: no transaction spans two statements without Knex's own BEGIN and COMMIT, so a list
     // that goes on is read again whole, from a snapshot of its own, and the probe's records dropped
     return {
