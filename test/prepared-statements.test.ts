@@ -5,6 +5,7 @@
  * Each case runs a service with one pooled connection, so `pg_prepared_statements`, read through
  * that pool, shows that connection's statements.
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { DatabaseBounds } from '../engine/config.js';
 import { createLogger } from '../engine/log.js';
@@ -130,5 +131,16 @@ describeWithServer('named prepared statements', 'PGlite has no prepared statemen
     // the same plain list afterwards: CUSTOM_PLANS held only for the statement it ran with
     const setting = await svc!.db.raw('show plan_cache_mode');
     expect(setting.rows[0].plan_cache_mode).to.equal('auto');
+  });
+
+  it('plans the probe of a list that may outgrow a head with its values too (its LIMIT under a generic plan may walk the table in key order), and leaves the setting with its transaction', async () => {
+    const client = await oneConnection();
+    // a uuid no record has, each time: an empty list, whatever other suites left in the table
+    for (let i = 0; i < 8; i++) expect((await client.get(`${PATH}?uuid=${randomUUID()}`)).status).to.equal(200);
+    const probes = (await held()).filter((h) => h.statement.includes('glossar_entry') && h.statement.includes('w_rows'));
+    expect(probes, 'one probe for the shape').to.have.length(1);
+    const plans = (await svc!.db.raw(`select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement = ?`, [probes[0]!.statement])).rows;
+    expect(plans).to.deep.equal([{ generic: 0, custom: 8 }]);
+    expect((await svc!.db.raw('show plan_cache_mode')).rows[0].plan_cache_mode).to.equal('auto');
   });
 });
