@@ -28,27 +28,34 @@ describe('query count of lists', () => {
     await service.db('issue_issue_categories').insert(inserted.flatMap(({ id }) => categories.map((c) => ({ issue_id: id, category_id: c.id }))));
     await service.db('issue_issue_contributors').insert(inserted.map(({ id }) => ({ issue_id: id, user_id: adminId })));
 
-    let smallList: any[] = [];
-    let bigList: any[] = [];
-    const one = await countQueries(async () => (smallList = (await admin.get(`/api/issue/issue?tracker=${small.id}`)).body));
-    const many = await countQueries(async () => (bigList = (await admin.get(`/api/issue/issue?tracker=${big.id}`)).body));
+    // each counted request follows the same one uncounted, so both find the principal cached (its
+    // entry lives 5 s: the inserts above can outlast it on a slow machine, and the first list alone
+    // would then also read the principal) and compare only the lists' own statements
+    const counted = async (path: string): Promise<[number, any[]]> => {
+      await admin.get(path);
+      let body: any[] = [];
+      const count = await countQueries(async () => (body = (await admin.get(path)).body));
+      return [count, body];
+    };
+    const [one, smallList] = await counted(`/api/issue/issue?tracker=${small.id}`);
+    const [many, bigList] = await counted(`/api/issue/issue?tracker=${big.id}`);
     expect(smallList).to.have.length(1);
     expect(bigList).to.have.length(500);
     expect(bigList[0].categories).to.deep.equal(categories.map((c) => c.id));
     expect(bigList[499].contributors).to.deep.equal([adminId]);
     expect(many).to.equal(one);
-    // authentication and the list itself; nothing per row
-    expect(one).to.be.at.most(2);
+    // the list itself, nothing per row
+    expect(one).to.equal(1);
 
     // related records expanded inside the same one query, whatever the number of rows
     const shape = '&expand=tracker,categories,contributors&fields=id,tracker,categories,contributors';
-    const oneExpanded = await countQueries(async () => (smallList = (await admin.get(`/api/issue/issue?tracker=${small.id}${shape}`)).body));
-    const manyExpanded = await countQueries(async () => (bigList = (await admin.get(`/api/issue/issue?tracker=${big.id}${shape}`)).body));
-    expect(bigList).to.have.length(500);
-    expect(bigList[0].tracker.title).to.equal(big.title);
-    expect(bigList[0].categories.map((c: any) => c.title)).to.deep.equal(['c0', 'c1', 'c2']);
-    expect(bigList[499].contributors.map((u: any) => u.id)).to.deep.equal([adminId]);
-    expect(smallList[0].tracker.id).to.equal(small.id);
+    const [oneExpanded, smallExpanded] = await counted(`/api/issue/issue?tracker=${small.id}${shape}`);
+    const [manyExpanded, bigExpanded] = await counted(`/api/issue/issue?tracker=${big.id}${shape}`);
+    expect(bigExpanded).to.have.length(500);
+    expect(bigExpanded[0].tracker.title).to.equal(big.title);
+    expect(bigExpanded[0].categories.map((c: any) => c.title)).to.deep.equal(['c0', 'c1', 'c2']);
+    expect(bigExpanded[499].contributors.map((u: any) => u.id)).to.deep.equal([adminId]);
+    expect(smallExpanded[0].tracker.id).to.equal(small.id);
     expect([oneExpanded, manyExpanded]).to.deep.equal([one, one]);
   });
 });
