@@ -174,7 +174,7 @@ describeWithServer('lists read through indexes (EXPLAIN at 50,000 issues)', 'the
 
   /**
    * The list statements the service runs for `path`, as Knex reported them: one, or a list's probe
-   * and the rest after it (text-pieces.ts probedPieces).
+   * and its whole statement when it goes on (text-pieces.ts probedPieces).
    */
   async function listQueries(path: string, table: string): Promise<Statement[]> {
     const seen = await statementsOf(async () => {

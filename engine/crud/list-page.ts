@@ -35,16 +35,15 @@ export interface ListQuery {
   /**
    * Rows `{json, edge?, total?}` (see listRecords): `edge` when the page has a size, a JSON array
    * of at most two keys; `total` when counted, from the same snapshot as the records. Made when
-   * first asked for; a probed list runs it only while its shape outgrows its probe, and on PGlite
-   * when it goes on (probedPieces).
+   * first asked for; a probed list runs it when it goes on past its probe, and while its shape
+   * outgrows its probe (probedPieces).
    */
   records(): Fragment;
   /**
    * For a list that may hold more than PROBE_ROWS records: its first ones alone with the head's
-   * columns (headProbe), read first, and the records after them, read only when the list goes on
-   * (text-pieces.ts probedPieces, both from one snapshot).
+   * columns (headProbe), read first; `records` only when the list goes on (text-pieces.ts probedPieces).
    */
-  probe?: { head: Fragment; rest(): Fragment };
+  probe?: Fragment;
   /** The head from the first row's columns after `json`. */
   head(columns: readonly (string | null)[]): ListHead;
   /** The links around the page, from the edge its first row carried. */
@@ -78,12 +77,7 @@ export function listQuery(resource: Resource, visible: readonly Fragment[], plan
   const probed = !backward && (size === undefined || size > PROBE_ROWS);
   return {
     records: () => (records ??= recordsOf()),
-    probe: probed
-      ? {
-          head: headProbe(resource, matching, order, skip, also, list),
-          rest: () => listRecords(resource, matching, order, size === undefined ? undefined : size - PROBE_ROWS, skip + PROBE_ROWS, [], list),
-        }
-      : undefined,
+    probe: probed ? headProbe(resource, matching, order, skip, also, list) : undefined,
     head(columns) {
       const value = (column: Fragment | undefined) => (column ? (columns[also.indexOf(column)] ?? null) : null);
       const keys = value(edge);

@@ -145,7 +145,7 @@ export class ResourceService {
     const page = listQuery(this.resource, this.visible(user), plan, this.listing.maxRows, plan.shape && selectList(plan.shape, user));
     let head: ListHead = { edge: [], total: undefined };
     const first = (columns: readonly (string | null)[]) => (head = page.head(columns));
-    const records = this.reads.stream((db) => (page.probe ? probedPieces(db, page.probe.head, page.probe.rest, page.records, first) : textPieces(db, page.records(), first)));
+    const records = this.reads.stream((db) => (page.probe ? probedPieces(db, page.probe, page.records, first) : textPieces(db, page.records(), first)));
     return { records, total: () => head.total, links: () => page.links(head.edge) };
   }
 

@@ -11,7 +11,7 @@ import { boundsOf, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { SilenceWatch } from './silent-server.js';
-import { boundStatements, CUSTOM_PLANS, SNAPSHOT } from './statements.js';
+import { boundStatements, CUSTOM_PLANS } from './statements.js';
 import { LEFT_UNREAD } from './text-pieces.js';
 
 type ClientClass = typeof knexFactory.Client;
@@ -98,18 +98,13 @@ type AfterCreate = (conn: pg.Client, done: (err: Error | null, conn: pg.Client) 
 
 /**
  * Each new pooled connection keeping at most `statements` named statements (and holding
- * CUSTOM_PLANS and SNAPSHOT when it keeps any), watched by `watch` (when bounded) and listening on `listen`'s
+ * CUSTOM_PLANS when it keeps any), watched by `watch` (when bounded) and listening on `listen`'s
  * channel (when given).
  */
 function preparing(statements: number, watch: SilenceWatch | undefined, listen: Listen | undefined): AfterCreate {
   const setUp = async (conn: pg.Client): Promise<void> => {
     // before the bound is set, so it is not counted against it (nor ever closed)
-    if (statements > 0) {
-      await conn.query(CUSTOM_PLANS);
-      // prepared by running it: the transaction it opens ends at once
-      await conn.query(SNAPSHOT);
-      await conn.query('commit');
-    }
+    if (statements > 0) await conn.query(CUSTOM_PLANS);
     boundStatements(conn, statements);
     watch?.watch(conn);
     if (!listen) return;

@@ -73,14 +73,11 @@ export function statementName(sql: string, bindings: readonly unknown[], customP
 /**
  * A named statement every connection that takes named statements prepares when it opens, outside
  * their bound (never closed): run just before a statement in the same transaction (the messages up
- * to a Sync are one, unless SNAPSHOT made them part of a longer one), that statement's plan is made
+ * to a Sync are one), that statement's plan is made
  * with its values. Protocol-level, so PgBouncer's prepared-statement tracking carries it over to
  * whichever server connection runs it.
  */
 export const CUSTOM_PLANS: pg.QueryConfig = { name: 'bms_custom_plans', text: `select set_config('plan_cache_mode', 'force_custom_plan', true)` };
-
-/** Prepared as CUSTOM_PLANS is: opens the read-only snapshot a list's probe and its rest share (text-pieces.ts probedPieces). */
-export const SNAPSHOT: pg.QueryConfig = { name: 'bms_snapshot', text: 'begin isolation level repeatable read read only' };
 
 /**
  * Whether `connection` (a pg client's) holds `statement`, prepared when it opened: a statement that

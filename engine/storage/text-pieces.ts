@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Readable } from 'node:stream';
 import type { Fragment } from './sql.js';
-import { BoundedQuery, CUSTOM_PLANS, holds, nativeStatement, noteOutgrown, onServer, outgrown, plannedWithValues, reportedToKnex, SNAPSHOT, statementName } from './statements.js';
+import { BoundedQuery, CUSTOM_PLANS, holds, nativeStatement, noteOutgrown, onServer, outgrown, plannedWithValues, reportedToKnex, statementName } from './statements.js';
 import { PROBE_ROWS } from './serialise.js';
 import { statementTrace } from '../tracing/hooks.js';
 
@@ -64,7 +64,6 @@ interface DataRow {
 
 /** The messages of pg's connection that run a bound portal. */
 interface PortalWire {
-  parse(query: { text: string; name: string }): void;
   bind(config: { statement: string; values: unknown[] }): void;
   execute(config: { rows: number }): void;
   flush(): void;
@@ -97,8 +96,6 @@ class TextRowsQuery extends BoundedQuery {
     first: FirstRow | undefined,
     /** Named, yet planned with its values each run (see CUSTOM_PLANS). */
     private readonly customPlans = false,
-    /** Opens a snapshot before it (SNAPSHOT), which the statements after it on the connection share until it is committed. */
-    private readonly opensSnapshot = false,
   ) {
     // made from the text, then named: pg copies a config object through its property descriptors
     super(text, values);
@@ -109,21 +106,9 @@ class TextRowsQuery extends BoundedQuery {
     this.builder = new PieceBuilder(first);
   }
 
-  /**
-   * pg's Parse, Bind and Describe, after the snapshot's BEGIN when it opens one, and CUSTOM_PLANS
-   * when a named statement must be planned with its values: all in the same round trip.
-   */
+  /** pg's Parse, Bind and Describe, after CUSTOM_PLANS when a named statement must be planned with its values: all in one round trip. */
   prepare(connection: PortalWire): void {
-    // an unnamed statement (its connection holds neither, see piecesOn) is planned with its values
-    // anyway, and may have its BEGIN parsed before it: pg notes what parses under a named query's name
-    const named = (this as { name?: string }).name !== undefined;
-    if (this.opensSnapshot) {
-      if (!named) connection.parse({ text: SNAPSHOT.text, name: '' });
-      connection.bind({ statement: named ? SNAPSHOT.name! : '', values: [] });
-      connection.execute({ rows: 0 });
-      this.ahead++;
-    }
-    if (this.customPlans && named) {
+    if (this.customPlans && (this as { name?: string }).name !== undefined) {
       connection.bind({ statement: CUSTOM_PLANS.name!, values: [] });
       connection.execute({ rows: 0 });
       this.ahead++;
@@ -220,61 +205,40 @@ export const LEFT_UNREAD = 'closed: a list was left unread';
 
 type PooledClient = pg.Client & { __knex__disposed?: unknown };
 
-const noop = (): void => undefined;
-
-/** Connections closed because their reader left a statement unread. */
-const leftUnread = new WeakSet<pg.Client>();
-
 /**
- * The statement's pieces read straight from `client`, a connection taken from the pool; `ended`
- * runs as soon as the statement has ended (or failed), however far the reader has got. A reader
- * that leaves early has the connection closed instead (PostgreSQL stops at once; the pool opens a
- * new one when it needs it), and noted in `leftUnread`.
+ * The statement's pieces read straight from a pooled pg connection, which goes back to the pool as
+ * soon as the statement ends. `probe`: planned with its values even when named (see probedPieces).
  */
-async function* piecesOn(
-  db: Knex,
-  client: PooledClient,
-  query: Fragment,
-  first: FirstRow | undefined,
-  ended: () => Promise<unknown>,
-  opensSnapshot = false,
-): AsyncGenerator<string, void> {
-  let rows: TextRowsQuery | undefined;
-  let settled: Promise<unknown> | undefined;
-  try {
-    const { sql, bindings } = nativeStatement(db, query);
-    // the pg instrumentation ends a span only on a callback or promise: the statement's own, under the request's
-    const traced = statementTrace(sql);
-    // a probe too: a generic plan of its LIMIT, blind to how rare its filters' values are, may walk the
-    // table in key order (EXPLAIN on 100,000 issues: 40 ms against 2 for one tracker's rejected ones)
-    const customPlans = opensSnapshot || plannedWithValues(query.sql);
-    const wire = client.connection as unknown as { parsedStatements: Record<string, string>; stream: Readable };
-    const named = (!customPlans || holds(wire, CUSTOM_PLANS)) && (!opensSnapshot || holds(wire, SNAPSHOT));
-    const name = named ? statementName(query.sql, query.bindings, customPlans) : undefined;
-    const statement = new TextRowsQuery(sql, name, [...bindings], wire.stream, first, customPlans, opensSnapshot);
-    rows = statement;
-    const began = traced?.begin();
-    const reported = reportedToKnex(db, client, sql, bindings);
-    settled = new Promise<void>((resolve) => (statement.onSettled = (error) => (began?.(error), reported(error), resolve()))).then(ended);
-    void client.query(statement);
-    for (let piece = await statement.next(); !piece.done; piece = await statement.next()) yield piece.value;
-  } finally {
-    if (rows?.running) {
-      leftUnread.add(client);
-      // set after Knex's own 'end' listener, which marks the connection broken and says so
-      client.once('end', () => (client.__knex__disposed = LEFT_UNREAD));
-      void client.end().catch(noop);
-    }
-    await (settled ?? ended());
-  }
-}
-
-/** The statement's pieces read straight from a pooled pg connection, which goes back to the pool as soon as the statement ends. */
-function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined): TextPieces {
+function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined, probe: boolean): TextPieces {
+  const { sql, bindings } = nativeStatement(db, query);
+  // the pg instrumentation ends a span only on a callback or promise: the statement's own, under the request's
+  const traced = statementTrace(sql);
   return {
     async *[Symbol.asyncIterator]() {
       const client = (await db.client.acquireConnection()) as PooledClient;
-      yield* piecesOn(db, client, query, first, () => db.client.releaseConnection(client));
+      const customPlans = probe || plannedWithValues(query.sql);
+      const wire = client.connection as unknown as { parsedStatements: Record<string, string>; stream: Readable };
+      // a connection opened without connect() (a test's own) holds no CUSTOM_PLANS: unnamed, planned with its values anyway
+      const name = !customPlans || holds(wire, CUSTOM_PLANS) ? statementName(query.sql, query.bindings, customPlans) : undefined;
+      const rows = new TextRowsQuery(sql, name, [...bindings], wire.stream, first, customPlans);
+      const ended = traced?.begin();
+      const released = new Promise<void>((resolve) => {
+        const reported = reportedToKnex(db, client, sql, bindings);
+        rows.onSettled = (error) => (ended?.(error), reported(error), resolve());
+      }).then(() => db.client.releaseConnection(client));
+      void client.query(rows);
+      try {
+        for (let piece = await rows.next(); !piece.done; piece = await rows.next()) yield piece.value;
+      } finally {
+        // a reader that left early: the rest of a long list is not read through, the connection is
+        // closed instead (PostgreSQL stops at once) and the pool opens a new one when it needs it
+        if (rows.running) {
+          // set after Knex's own 'end' listener, which marks the connection broken and says so
+          client.once('end', () => (client.__knex__disposed = LEFT_UNREAD));
+          void client.end().catch(() => undefined);
+        }
+        await released;
+      }
     },
   };
 }
@@ -299,24 +263,24 @@ function embeddedPieces(db: Knex, query: Fragment, first: FirstRow | undefined):
 }
 
 /** The pieces of `query`, read as the consumer asks for them; `first` sees the first row's columns after the first. */
-export function textPieces(db: Knex, query: Fragment, first?: FirstRow): TextPieces {
-  return (onServer(db) ? wirePieces : embeddedPieces)(db, query, first);
+export function textPieces(db: Knex, query: Fragment, first?: FirstRow, probe = false): TextPieces {
+  return onServer(db) ? wirePieces(db, query, first, probe) : embeddedPieces(db, query, first);
 }
 
 /**
  * A list's pieces when it may hold more than PROBE_ROWS records. Its `probe` (headProbe: its first
  * PROBE_ROWS records in one row, the number of rows read, up to one more, in its last column) is
  * one select list where the `whole` list's statement has three (see listRecords), so a short list,
- * planned on every run, costs PostgreSQL about what a single select would; when the list goes on,
- * `restOf()` reads the records after the probe's, from the same snapshot: a read-only REPEATABLE READ
- * transaction (its BEGIN sent with the probe, its COMMIT once the list is read or left). `first` is
- * shown the probe's columns.
+ * planned on every run, costs PostgreSQL about what a single select would. A list that goes on is
+ * read again by its `whole` statement, from a snapshot of its own, and the probe's records dropped:
+ * every answer comes from one statement. `first` is shown the columns of the statement answered.
  *
- * The rest skips the probe's records again, which costs a long list more than the whole statement
- * would, so a list shape (the probe's text) whose last run outgrew its probe runs `whole` next, and
- * is probed again once a whole run fits in its first head.
+ * A probe always runs under custom plans: a generic plan of its LIMIT, blind to how rare its
+ * filters' values are, may walk the table in key order (EXPLAIN on 100,000 issues: 40 ms against 2
+ * for one tracker's rejected ones). A list shape (the probe's text) whose last run outgrew its probe
+ * runs `whole` at once, and is probed again once a whole run fits in its first head.
  */
-export function probedPieces(db: Knex, probe: Fragment, restOf: () => Fragment, whole: () => Fragment, first?: FirstRow): TextPieces {
+export function probedPieces(db: Knex, probe: Fragment, whole: () => Fragment, first?: FirstRow): TextPieces {
   if (outgrown(probe.sql)) {
     return {
       async *[Symbol.asyncIterator]() {
@@ -330,59 +294,20 @@ export function probedPieces(db: Knex, probe: Fragment, restOf: () => Fragment, 
       },
     };
   }
-  /** Whether the list goes on after the probe's records, once its row has been read; `shown` sees the probe's columns. */
-  const probed = (more: { after: boolean }, shown = first) => (columns: readonly (string | null)[]) => {
-    more.after = Number(columns.at(-1)) > PROBE_ROWS;
-    noteOutgrown(probe.sql, more.after);
-    shown?.(columns.slice(0, -1));
-  };
-  if (!onServer(db)) {
-    // PGlite: no transaction spans two statements without Knex's own BEGIN and COMMIT, so a list
-    // that goes on is read again whole, from a snapshot of its own, and the probe's records dropped
-    return {
-      async *[Symbol.asyncIterator]() {
-        const more = { after: false };
-        let head: readonly (string | null)[] = [];
-        const pieces: string[] = [];
-        for await (const piece of embeddedPieces(db, probe, probed(more, (columns) => (head = columns)))) pieces.push(piece);
-        if (more.after) return yield* embeddedPieces(db, whole(), first);
-        first?.(head);
-        yield* pieces;
-      },
-    };
-  }
   return {
     async *[Symbol.asyncIterator]() {
-      const more = { after: false };
-      const client = (await db.client.acquireConnection()) as PooledClient;
-      // after a failed statement, COMMIT ends the failed transaction as ROLLBACK would
-      const handBack = async () => {
-        if (!leftUnread.has(client)) await client.query('commit').catch(noop);
-        await db.client.releaseConnection(client);
+      let more = false;
+      let head: readonly (string | null)[] = [];
+      const pieces: string[] = [];
+      const probed = (columns: readonly (string | null)[]) => {
+        more = Number(columns.at(-1)) > PROBE_ROWS;
+        head = columns.slice(0, -1);
       };
-      let rest: AsyncGenerator<string, void> | undefined;
-      let handedBack = false;
-      try {
-        const head: string[] = [];
-        for await (const piece of piecesOn(db, client, probe, probed(more), async () => undefined, true)) head.push(piece);
-        if (more.after) {
-          // sent before the head is handed on: however slowly that is read, the transaction is never
-          // idle (a server's idle_in_transaction_session_timeout); its end hands the connection back
-          rest = piecesOn(db, client, restOf(), undefined, handBack);
-        } else {
-          // the answer does not wait for the COMMIT
-          handedBack = true;
-          void handBack().catch(noop);
-        }
-        const coming = rest?.next();
-        // a failure while the head is read is thrown below, once awaited
-        coming?.catch(noop);
-        yield* head;
-        if (rest) for (let next = await coming!; !next.done; next = await rest.next()) yield next.value;
-      } finally {
-        if (rest) await rest.return();
-        else if (!handedBack) await handBack();
-      }
+      for await (const piece of textPieces(db, probe, probed, true)) pieces.push(piece);
+      noteOutgrown(probe.sql, more);
+      if (more) return yield* textPieces(db, whole(), first);
+      first?.(head);
+      yield* pieces;
     },
   };
 }
