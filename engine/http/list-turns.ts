@@ -29,10 +29,19 @@ export class ListTurns {
     if (!this.perUser) return;
     let turns = this.users.get(userId);
     if (!turns) this.users.set(userId, (turns = { active: 0, waiting: [] }));
-    if (turns.active < this.perUser) turns.active++;
-    else await this.queue(ctx, turns);
-    const held = turns;
-    ctx.res.once('close', () => this.release(userId, held));
+    if (turns.active < this.perUser) {
+      turns.active++;
+      this.holdUntilDone(ctx, userId, turns);
+    } else await this.queue(ctx, userId, turns);
+  }
+
+  /**
+   * From the moment a turn is `ctx`'s: its response's end gives it back. Listened for in the same
+   * turn of the event loop as the hand-over: a response that ends before the awaiting handler
+   * resumes (its client gone while another list ended) would otherwise keep the turn for ever.
+   */
+  private holdUntilDone(ctx: Context, userId: number, turns: Turns): void {
+    ctx.res.once('close', () => this.release(userId, turns));
   }
 
   /** A turn ends: handed to the user's next waiting list, or given up. */
@@ -43,7 +52,7 @@ export class ListTurns {
   }
 
   /** Resolves when a turn is handed over; rejects with 429 after `waitMs`, or when the client has gone. */
-  private queue(ctx: Context, turns: Turns): Promise<void> {
+  private queue(ctx: Context, userId: number, turns: Turns): Promise<void> {
     return new Promise((resolve, reject) => {
       const seconds = Math.max(1, Math.ceil(this.waitMs / 1000));
       const leave = () => {
@@ -57,6 +66,7 @@ export class ListTurns {
       const start = () => {
         clearTimeout(timer);
         ctx.res.off('close', leave);
+        this.holdUntilDone(ctx, userId, turns);
         resolve();
       };
       const timer = this.waitMs ? setTimeout(leave, this.waitMs) : undefined;

@@ -1,0 +1,49 @@
+/**
+ * LISTS_PER_USER's turns (engine/http/list-turns.ts) given back whatever order a list's hand-over
+ * and its response's end come in. Over HTTP the order below needs two responses ending in one turn
+ * of the event loop, which a test cannot make happen at will; the bench's runs, whose ends close 32
+ * connections at once, did, and left a user's lists refused with 429 from then on.
+ */
+import { EventEmitter } from 'node:events';
+import { expect } from 'chai';
+import type { Context } from 'koa';
+import { ListTurns } from '../engine/http/list-turns.js';
+
+const context = (): Context => ({ res: new EventEmitter() }) as unknown as Context;
+
+describe('list turns', () => {
+  it('gives back a turn handed to a list whose response ends before its handler resumes', async () => {
+    const turns = new ListTurns(1, 200);
+    const [holder, waiter, next] = [context(), context(), context()];
+    await turns.take(holder, 1);
+    const waiting = turns.take(waiter, 1);
+    // the holder's end hands its turn to the waiter, whose response ends at once, before the
+    // awaiting handler resumes (its client left while the list was waiting)
+    holder.res.emit('close');
+    waiter.res.emit('close');
+    await waiting;
+    // the turn is free again: no wait, no 429
+    const started = Date.now();
+    await turns.take(next, 1);
+    expect(Date.now() - started).to.be.below(100);
+  });
+
+  it('hands a turn to the waiting lists in order, and refuses one that waited too long', async () => {
+    const turns = new ListTurns(1, 100);
+    const [holder, first, second] = [context(), context(), context()];
+    await turns.take(holder, 7);
+    const order: string[] = [];
+    const a = turns.take(first, 7).then(() => order.push('first'));
+    const b = turns.take(second, 7).then(
+      () => order.push('second'),
+      (err: { status?: number }) => order.push(`second ${err.status}`),
+    );
+    holder.res.emit('close');
+    await a;
+    await b;
+    expect(order).to.deep.equal(['first', 'second 429']);
+    first.res.emit('close');
+    // another user is never held up by this one's turns
+    await turns.take(context(), 8);
+  });
+});
