@@ -207,20 +207,21 @@ type PooledClient = pg.Client & { __knex__disposed?: unknown };
 
 /**
  * The statement's pieces read straight from a pooled pg connection, which goes back to the pool as
- * soon as the statement ends. `probe`: planned with its values even when named (see probedPieces).
+ * soon as the statement ends. `customPlans`: planned with its values even when named and its text
+ * binds no pattern (a list's probe, see probedPieces).
  */
-function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined, probe: boolean): TextPieces {
+function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined, customPlans: boolean): TextPieces {
   const { sql, bindings } = nativeStatement(db, query);
   // the pg instrumentation ends a span only on a callback or promise: the statement's own, under the request's
   const traced = statementTrace(sql);
   return {
     async *[Symbol.asyncIterator]() {
       const client = (await db.client.acquireConnection()) as PooledClient;
-      const customPlans = probe || plannedWithValues(query.sql);
+      const planned = customPlans || plannedWithValues(query.sql);
       const wire = client.connection as unknown as { parsedStatements: Record<string, string>; stream: Readable };
       // a connection opened without connect() (a test's own) holds no CUSTOM_PLANS: unnamed, planned with its values anyway
-      const name = !customPlans || holds(wire, CUSTOM_PLANS) ? statementName(query.sql, query.bindings, customPlans) : undefined;
-      const rows = new TextRowsQuery(sql, name, [...bindings], wire.stream, first, customPlans);
+      const name = !planned || holds(wire, CUSTOM_PLANS) ? statementName(query.sql, query.bindings, planned) : undefined;
+      const rows = new TextRowsQuery(sql, name, [...bindings], wire.stream, first, planned);
       const ended = traced?.begin();
       const released = new Promise<void>((resolve) => {
         const reported = reportedToKnex(db, client, sql, bindings);
@@ -262,9 +263,13 @@ function embeddedPieces(db: Knex, query: Fragment, first: FirstRow | undefined):
   };
 }
 
-/** The pieces of `query`, read as the consumer asks for them; `first` sees the first row's columns after the first. */
-export function textPieces(db: Knex, query: Fragment, first?: FirstRow, probe = false): TextPieces {
-  return onServer(db) ? wirePieces(db, query, first, probe) : embeddedPieces(db, query, first);
+/**
+ * The pieces of `query`, read as the consumer asks for them; `first` sees the first row's columns
+ * after the first. `customPlans`: planned with its values on every run (on PGlite, whose statements
+ * run unnamed, every statement is).
+ */
+export function textPieces(db: Knex, query: Fragment, first?: FirstRow, customPlans = false): TextPieces {
+  return onServer(db) ? wirePieces(db, query, first, customPlans) : embeddedPieces(db, query, first);
 }
 
 /**
