@@ -29,8 +29,8 @@ describe('query count of lists', () => {
     await service.db('issue_issue_contributors').insert(inserted.map(({ id }) => ({ issue_id: id, user_id: adminId })));
 
     // each counted request follows the same one uncounted, so both find the principal cached (its
-    // entry lives 5 s: the inserts above can outlast it on a slow machine, and the first list alone
-    // would then also read the principal) and compare only the lists' own statements
+    // entry lives 5 s, which the inserts above can outlast on a slow machine) and the token's
+    // last_used written (due once a minute): the counts are the lists' own statements
     const counted = async (path: string): Promise<[number, any[]]> => {
       await admin.get(path);
       let body: any[] = [];
