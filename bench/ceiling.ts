@@ -18,6 +18,7 @@ import { hashTokenKey } from '../engine/auth/tokens.js';
 import { superviseWorkers } from '../engine/cluster.js';
 import { createLogger, type Logger } from '../engine/log.js';
 import { containsPattern } from '../engine/storage/sql.js';
+import { KEEP_HEAP } from '../engine/storage/statements.js';
 import * as sql from './ceiling-sql.js';
 import { CeilingFiles } from './ceiling-files.js';
 
@@ -125,6 +126,8 @@ function serve(log: Logger): void {
   // against writes without them; its sessions run without JIT, as the service's do
   const captured = process.env[sql.CEILING_CAPTURES] === 'true';
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: `${captured ? '' : '-c bms.capture=off '}-c jit=off` });
+  // each session's heap kept as the service keeps its own (a client's queries run in order: this one first)
+  pool.on('connect', (client) => void client.query(KEEP_HEAP).catch(() => undefined));
   const files = new CeilingFiles(path.join(process.env.BMS_DATA_DIR ?? 'data', 'ceiling-files'));
   const server = http.createServer((req, res) => {
     if (files.handles(req)) {

@@ -11,7 +11,7 @@ import { boundsOf, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { SilenceWatch } from './silent-server.js';
-import { boundStatements, CUSTOM_PLANS } from './statements.js';
+import { boundStatements, CUSTOM_PLANS, KEEP_HEAP } from './statements.js';
 import { LEFT_UNREAD } from './text-pieces.js';
 
 type ClientClass = typeof knexFactory.Client;
@@ -96,6 +96,7 @@ export interface Listen {
 
 type AfterCreate = (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => void;
 
+
 /**
  * Each new pooled connection keeping at most `statements` named statements (and holding
  * CUSTOM_PLANS when it keeps any), watched by `watch` (when bounded) and listening on `listen`'s
@@ -105,6 +106,7 @@ function preparing(statements: number, watch: SilenceWatch | undefined, listen: 
   const setUp = async (conn: pg.Client): Promise<void> => {
     // before the bound is set, so it is not counted against it (nor ever closed)
     if (statements > 0) await conn.query(CUSTOM_PLANS);
+    await conn.query(KEEP_HEAP);
     boundStatements(conn, statements);
     watch?.watch(conn);
     if (!listen) return;
