@@ -96,7 +96,6 @@ export interface Listen {
 
 type AfterCreate = (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => void;
 
-
 /**
  * Each new pooled connection keeping at most `statements` named statements (and holding
  * CUSTOM_PLANS when it keeps any), watched by `watch` (when bounded) and listening on `listen`'s
