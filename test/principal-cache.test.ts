@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { LISTENER_NAME } from '../engine/auth/principal-changes.js';
+import { MAX_ENTRIES, PrincipalCache, type CachedToken } from '../engine/auth/principal-cache.js';
 import { createToken } from '../engine/auth/tokens.js';
 import { Client } from './support/client.js';
 import { describeWithServer } from './support/database.js';
@@ -179,5 +180,42 @@ describe('principal cache', () => {
       // it retries with backoff, at most 10 s apart
       expect(await within(30_000, async () => (await secondDetail()) === 1), 'cached again once it is back').to.equal(true);
     });
+  });
+});
+
+describe('PrincipalCache, its bound and deadlines', () => {
+  const token = (id: number, expires: number | null = null): CachedToken => ({
+    principal: { id, username: `u${id}`, isSuperuser: false, permissions: new Set(), groupIds: [] },
+    tokenId: id,
+    lastUsed: 0,
+    expires,
+  });
+  const listening = () => {
+    const cache = new PrincipalCache(60_000);
+    cache.setListening(true);
+    return cache;
+  };
+
+  it('drops the earliest loaded token beyond its bound, however recently it was used: a hit moves nothing', () => {
+    const cache = listening();
+    const now = 1_000;
+    for (let i = 0; i < MAX_ENTRIES; i++) cache.store(`hash${i}`, token(i), now, cache.beginLoad());
+    expect(cache.lookup('hash0', now)?.tokenId).to.equal(0);
+    cache.store('one more', token(MAX_ENTRIES), now, cache.beginLoad());
+    expect(cache.lookup('hash0', now), 'the first loaded, used just now').to.equal(undefined);
+    expect(cache.lookup('hash1', now)?.tokenId).to.equal(1);
+    expect(cache.lookup('one more', now)?.tokenId).to.equal(MAX_ENTRIES);
+  });
+
+  it('serves an entry until its deadline (time to live or expiry, the earlier), and not from then on', () => {
+    const cache = listening();
+    cache.store('kept', token(1), 0, cache.beginLoad());
+    cache.store('expiring', token(2, 500), 0, cache.beginLoad());
+    expect(cache.lookup('expiring', 499)?.tokenId).to.equal(2);
+    expect(cache.lookup('expiring', 500)).to.equal(undefined);
+    expect(cache.lookup('kept', 59_999)?.tokenId).to.equal(1);
+    expect(cache.lookup('kept', 60_000)).to.equal(undefined);
+    // gone for good: an earlier time does not bring it back
+    expect(cache.lookup('kept', 1)).to.equal(undefined);
   });
 });

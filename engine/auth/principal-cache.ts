@@ -6,8 +6,8 @@
  */
 import type { Principal } from './users.js';
 
-/** Enough for every active token of a large installation; the least recently used go first. */
-const MAX_ENTRIES = 10_000;
+/** Enough for every active token of a large installation; the earliest loaded go first (they expire first). */
+export const MAX_ENTRIES = 10_000;
 /** Changes remembered: far more than can arrive while one is still on its way on another connection. */
 const MAX_HEARD = 1_000;
 
@@ -57,11 +57,12 @@ export class PrincipalCache {
     if (!this.listening) return undefined;
     const entry = this.entries.get(hash);
     if (!entry) return undefined;
+    // a hit leaves the Map as it is: deleting and adding an entry on every request made V8 rebuild the
+    // Map's table in the old generation each time, and the dead tables' references kept every
+    // request's objects alive through two scavenges (docs/performance.md, "Hash tables rebuilt per request")
+    if (entry.deadline > now) return entry.token;
     this.entries.delete(hash);
-    if (entry.deadline <= now) return undefined;
-    // re-inserted: the Map's order is the order of use
-    this.entries.set(hash, entry);
-    return entry.token;
+    return undefined;
   }
 
   /** Call before reading a token's rows; hand the result to `store` with what this returned. */

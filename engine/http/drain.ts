@@ -14,10 +14,33 @@ export interface Drain {
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
 
+/**
+ * A response in flight, linked between its neighbours. Not a Set: a long-lived Set or Map that
+ * gains and loses an entry per request has its table rebuilt in V8's old generation again and
+ * again, and each dead table's references kept that request's objects (the response, Koa's
+ * context) alive through scavenges into the old generation, doubling the collector's work
+ * (docs/performance.md, "Hash tables rebuilt per request"). Links are overwritten in place instead.
+ */
+interface InFlight {
+  res: http.ServerResponse | undefined;
+  prev: InFlight;
+  next: InFlight;
+}
+
+function unlink(entry: InFlight): void {
+  entry.prev.next = entry.next;
+  entry.next.prev = entry.prev;
+  // an entry promoted with a slow request must not keep its young neighbours once it is dead
+  entry.prev = entry.next = entry;
+  entry.res = undefined;
+}
+
 /** `server`, serving with `handler` (Koa's callback, whose promise ends with the handling). */
 export function drainable(server: http.Server, handler: Handler): Drain {
-  const inFlight = new Set<http.ServerResponse>();
-  const handling = new Set<Promise<unknown>>();
+  const inFlight = { res: undefined } as InFlight;
+  inFlight.prev = inFlight.next = inFlight;
+  let handling = 0;
+  let idle: (() => void) | undefined;
   let closing = false;
 
   /** Answers from now on end their connection; an answer whose headers are out still does, when it ends. */
@@ -25,13 +48,18 @@ export function drainable(server: http.Server, handler: Handler): Drain {
     if (!res.headersSent) res.setHeader('Connection', 'close');
     res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
   };
+  const handled = () => {
+    if (--handling === 0) idle?.();
+  };
 
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
+    const entry: InFlight = { res, prev: inFlight.prev, next: inFlight };
+    inFlight.prev.next = entry;
+    inFlight.prev = entry;
+    res.once('close', () => unlink(entry));
     if (closing) endConnectionAfter(res);
-    const handled: Promise<unknown> = Promise.resolve(handler(req, res)).finally(() => handling.delete(handled));
-    handling.add(handled);
+    handling++;
+    Promise.resolve(handler(req, res)).then(handled, handled);
   });
 
   return {
@@ -45,12 +73,13 @@ export function drainable(server: http.Server, handler: Handler): Drain {
           resolve(false);
         }, timeoutMs);
         server.close(() => {
-          void Promise.allSettled([...handling]).then(() => {
+          idle = () => {
             clearTimeout(cut);
             resolve(finished);
-          });
+          };
+          if (handling === 0) idle();
         });
-        for (const res of inFlight) endConnectionAfter(res);
+        for (let entry = inFlight.next; entry !== inFlight; entry = entry.next) endConnectionAfter(entry.res!);
         server.closeIdleConnections();
       });
     },

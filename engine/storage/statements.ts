@@ -174,8 +174,20 @@ interface StatementWire {
   close(message: { type: 'S'; name: string }): void;
 }
 
-/** Per connection: the names it holds, least recently used first, and how many it may hold. */
-const held = new WeakMap<object, { names: Set<string>; most: number }>();
+/**
+ * Per connection: the names it holds, each with the tick of its last use, and how many it may hold.
+ * A use overwrites its tick in place: deleting and re-adding the name on every statement (an
+ * ordered Set as the LRU) rebuilt the Set's table in V8's old generation again and again, dead
+ * tables whose references keep young objects alive through scavenges (see drain.ts).
+ */
+const held = new WeakMap<object, { names: Map<string, number>; tick: number; most: number }>();
+
+/** The least recently used of `names`: a scan, only when a new name goes beyond the bound. */
+function leastRecent(names: Map<string, number>): string {
+  let oldest: [string, number] | undefined;
+  for (const entry of names) if (!oldest || entry[1] < oldest[1]) oldest = entry;
+  return oldest![0];
+}
 
 /**
  * Notes that `name` runs next on `wire`, closing the least recently used statement beyond the
@@ -185,14 +197,14 @@ const held = new WeakMap<object, { names: Set<string>; most: number }>();
 function useStatement(wire: StatementWire, name: string): boolean {
   const entry = held.get(wire);
   if (!entry) return true;
-  const { names: used, most } = entry;
+  const { names, most } = entry;
   if (most === 0) return false;
-  const known = used.delete(name);
-  used.add(name);
+  const known = names.has(name);
+  names.set(name, ++entry.tick);
   if (known) return true;
-  while (used.size > most) {
-    const oldest = used.values().next().value!;
-    used.delete(oldest);
+  while (names.size > most) {
+    const oldest = leastRecent(names);
+    names.delete(oldest);
     wire.close({ type: 'S', name: oldest });
     delete wire.parsedStatements[oldest];
     if (wire.submittedNamedStatements) delete wire.submittedNamedStatements[oldest];
@@ -222,7 +234,7 @@ export class BoundedQuery extends pg.Query {
  * sent as BoundedQuery.
  */
 export function boundStatements(client: pg.Client, most: number): void {
-  held.set((client as unknown as { connection: object }).connection, { names: new Set(), most });
+  held.set((client as unknown as { connection: object }).connection, { names: new Map(), tick: 0, most });
   const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: unknown) => unknown;
   (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
     const named = config !== null && typeof config === 'object' && typeof (config as { name?: unknown }).name === 'string';
