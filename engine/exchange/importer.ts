@@ -51,6 +51,11 @@ class DryRunDone extends Error {
 
 const blank = (cells: readonly Cell[]): boolean => cells.every((c) => c === null || c === undefined || (typeof c === 'string' && c.trim() === ''));
 
+/** The sheet's rows after its header, blank ones left out, as bodies (a module-level generator: see text-pieces.ts, piecesOf). */
+async function* bodiesOf(sheet: AsyncIterator<SheetRow>, columns: Parameters<typeof rowBody>[0]): AsyncGenerator<Body> {
+  for (let next = await sheet.next(); !next.done; next = await sheet.next()) if (!blank(next.value.cells)) yield { number: next.value.number, body: rowBody(columns, next.value.cells) };
+}
+
 /** What one row's refusal says, as row errors. */
 function rowErrors(row: number, err: ApiError, key: ImportKey): RowError[] {
   if (err instanceof ValidationError) return Object.entries(err.errors).map(([field, messages]) => ({ row, field, messages }));
@@ -84,11 +89,8 @@ export class Importer {
       refused.push({ row: header.value.number, field: options.key, messages: [`A column "${options.key}" names the records to ${options.mode}.`] });
     }
     if (refused.length) throw new RowsRefused(refused);
-    const bodies = async function* () {
-      for (let next = await sheet.next(); !next.done; next = await sheet.next()) if (!blank(next.value.cells)) yield { number: next.value.number, body: rowBody(columns, next.value.cells) };
-    };
     try {
-      return await this.service.transaction(user, (trx) => this.write(trx, { ...user, transaction: trx }, options, bodies(), progress));
+      return await this.service.transaction(user, (trx) => this.write(trx, { ...user, transaction: trx }, options, bodiesOf(sheet, columns), progress));
     } catch (err) {
       if (err instanceof DryRunDone) return err.result;
       throw err;

@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import type { Fragment } from './sql.js';
 import { BoundedQuery, CUSTOM_PLANS, holds, nativeStatement, noteOutgrown, onServer, outgrown, plannedWithValues, reportedToKnex, statementName } from './statements.js';
 import { PROBE_ROWS } from './serialise.js';
-import { statementTrace } from '../tracing/hooks.js';
+import { statementTrace, type StatementTrace } from '../tracing/hooks.js';
 
 /** Texts are handed on in pieces of about this size. */
 const PIECE_BYTES = 64 * 1024;
@@ -206,6 +206,18 @@ export const LEFT_UNREAD = 'closed: a list was left unread';
 type PooledClient = pg.Client & { __knex__disposed?: unknown };
 
 /**
+ * A TextPieces whose iterations run `pieces(...args)`. Every generator here is a module-level
+ * function, never one written inside the function that hands it out: each generator function
+ * created per call brought a prototype of its own, and V8 kept what each such generator reached
+ * (the request's list, its rows) alive through scavenges into the old generation, about 4 kB a
+ * list (docs/performance.md, "Generators made per call"). test/generator-retention.test.ts holds
+ * this file to it.
+ */
+function piecesOf<A extends unknown[]>(pieces: (...args: A) => AsyncGenerator<string, void>, ...args: A): TextPieces {
+  return { [Symbol.asyncIterator]: () => pieces(...args) };
+}
+
+/**
  * The statement's pieces read straight from a pooled pg connection, which goes back to the pool as
  * soon as the statement ends. `customPlans`: planned with its values even when named and its text
  * binds no pattern (a list's probe, see probedPieces).
@@ -213,54 +225,57 @@ type PooledClient = pg.Client & { __knex__disposed?: unknown };
 function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined, customPlans: boolean): TextPieces {
   const { sql, bindings } = nativeStatement(db, query);
   // the pg instrumentation ends a span only on a callback or promise: the statement's own, under the request's
-  const traced = statementTrace(sql);
-  return {
-    async *[Symbol.asyncIterator]() {
-      const client = (await db.client.acquireConnection()) as PooledClient;
-      const planned = customPlans || plannedWithValues(query.sql);
-      const wire = client.connection as unknown as { parsedStatements: Record<string, string>; stream: Readable };
-      // a connection opened without connect() (a test's own) holds no CUSTOM_PLANS: unnamed, planned with its values anyway
-      const name = !planned || holds(wire, CUSTOM_PLANS) ? statementName(query.sql, query.bindings, planned) : undefined;
-      const rows = new TextRowsQuery(sql, name, [...bindings], wire.stream, first, planned);
-      const ended = traced?.begin();
-      const released = new Promise<void>((resolve) => {
-        const reported = reportedToKnex(db, client, sql, bindings);
-        rows.onSettled = (error) => (ended?.(error), reported(error), resolve());
-      }).then(() => db.client.releaseConnection(client));
-      void client.query(rows);
-      try {
-        for (let piece = await rows.next(); !piece.done; piece = await rows.next()) yield piece.value;
-      } finally {
-        // a reader that left early: the rest of a long list is not read through, the connection is
-        // closed instead (PostgreSQL stops at once) and the pool opens a new one when it needs it
-        if (rows.running) {
-          // set after Knex's own 'end' listener, which marks the connection broken and says so
-          client.once('end', () => (client.__knex__disposed = LEFT_UNREAD));
-          void client.end().catch(() => undefined);
-        }
-        await released;
-      }
-    },
-  };
+  return piecesOf(wireRows, db, query, sql, bindings, first, customPlans, statementTrace(sql));
+}
+
+async function* wireRows(
+  db: Knex,
+  query: Fragment,
+  sql: string,
+  bindings: readonly unknown[],
+  first: FirstRow | undefined,
+  customPlans: boolean,
+  traced: StatementTrace | undefined,
+): AsyncGenerator<string, void> {
+  const client = (await db.client.acquireConnection()) as PooledClient;
+  const planned = customPlans || plannedWithValues(query.sql);
+  const wire = client.connection as unknown as { parsedStatements: Record<string, string>; stream: Readable };
+  // a connection opened without connect() (a test's own) holds no CUSTOM_PLANS: unnamed, planned with its values anyway
+  const name = !planned || holds(wire, CUSTOM_PLANS) ? statementName(query.sql, query.bindings, planned) : undefined;
+  const rows = new TextRowsQuery(sql, name, [...bindings], wire.stream, first, planned);
+  const ended = traced?.begin();
+  const released = new Promise<void>((resolve) => {
+    const reported = reportedToKnex(db, client, sql, bindings);
+    rows.onSettled = (error) => (ended?.(error), reported(error), resolve());
+  }).then(() => db.client.releaseConnection(client));
+  void client.query(rows);
+  try {
+    for (let piece = await rows.next(); !piece.done; piece = await rows.next()) yield piece.value;
+  } finally {
+    // a reader that left early: the rest of a long list is not read through, the connection is
+    // closed instead (PostgreSQL stops at once) and the pool opens a new one when it needs it
+    if (rows.running) {
+      // set after Knex's own 'end' listener, which marks the connection broken and says so
+      client.once('end', () => (client.__knex__disposed = LEFT_UNREAD));
+      void client.end().catch(() => undefined);
+    }
+    await released;
+  }
 }
 
 /**
  * The statement's pieces from its rows read at once (PGlite): knex-pglite's row stream holds them all
  * anyway (PGlite answers a statement whole), and a plain query gives Knex's listeners its end too.
  */
-function embeddedPieces(db: Knex, query: Fragment, first: FirstRow | undefined): TextPieces {
-  return {
-    async *[Symbol.asyncIterator]() {
-      const builder = new PieceBuilder(first);
-      const { rows } = (await db.raw(query.sql, query.bindings as Knex.RawBinding[])) as { rows: Record<string, string | null>[] };
-      for (const row of rows) {
-        const piece = builder.row(Object.values(row));
-        if (piece !== undefined) yield piece;
-      }
-      const rest = builder.take();
-      if (rest !== undefined) yield rest;
-    },
-  };
+async function* embeddedRows(db: Knex, query: Fragment, first: FirstRow | undefined): AsyncGenerator<string, void> {
+  const builder = new PieceBuilder(first);
+  const { rows } = (await db.raw(query.sql, query.bindings as Knex.RawBinding[])) as { rows: Record<string, string | null>[] };
+  for (const row of rows) {
+    const piece = builder.row(Object.values(row));
+    if (piece !== undefined) yield piece;
+  }
+  const rest = builder.take();
+  if (rest !== undefined) yield rest;
 }
 
 /**
@@ -269,7 +284,7 @@ function embeddedPieces(db: Knex, query: Fragment, first: FirstRow | undefined):
  * run unnamed, every statement is).
  */
 export function textPieces(db: Knex, query: Fragment, first?: FirstRow, customPlans = false): TextPieces {
-  return onServer(db) ? wirePieces(db, query, first, customPlans) : embeddedPieces(db, query, first);
+  return onServer(db) ? wirePieces(db, query, first, customPlans) : piecesOf(embeddedRows, db, query, first);
 }
 
 /**
@@ -286,33 +301,32 @@ export function textPieces(db: Knex, query: Fragment, first?: FirstRow, customPl
  * runs `whole` at once, and is probed again once a whole run fits in its first head.
  */
 export function probedPieces(db: Knex, probe: Fragment, whole: () => Fragment, first?: FirstRow): TextPieces {
-  if (outgrown(probe.sql)) {
-    return {
-      async *[Symbol.asyncIterator]() {
-        let pieces = 0;
-        for await (const piece of textPieces(db, whole(), first)) {
-          pieces++;
-          yield piece;
-        }
-        // the first piece is the first head (PROBE_ROWS records at most); any later one is more
-        if (pieces <= 1) noteOutgrown(probe.sql, false);
-      },
-    };
+  return piecesOf(outgrown(probe.sql) ? wholeRows : probedRows, db, probe, whole, first);
+}
+
+/** A list whose shape outgrew its probe last time: the whole statement at once. */
+async function* wholeRows(db: Knex, probe: Fragment, whole: () => Fragment, first: FirstRow | undefined): AsyncGenerator<string, void> {
+  let pieces = 0;
+  for await (const piece of textPieces(db, whole(), first)) {
+    pieces++;
+    yield piece;
   }
-  return {
-    async *[Symbol.asyncIterator]() {
-      let more = false;
-      let head: readonly (string | null)[] = [];
-      const pieces: string[] = [];
-      const probed = (columns: readonly (string | null)[]) => {
-        more = Number(columns.at(-1)) > PROBE_ROWS;
-        head = columns.slice(0, -1);
-      };
-      for await (const piece of textPieces(db, probe, probed, true)) pieces.push(piece);
-      noteOutgrown(probe.sql, more);
-      if (more) return yield* textPieces(db, whole(), first);
-      first?.(head);
-      yield* pieces;
-    },
+  // the first piece is the first head (PROBE_ROWS records at most); any later one is more
+  if (pieces <= 1) noteOutgrown(probe.sql, false);
+}
+
+/** The probe first; the whole statement only when the list goes on past it. */
+async function* probedRows(db: Knex, probe: Fragment, whole: () => Fragment, first: FirstRow | undefined): AsyncGenerator<string, void> {
+  let more = false;
+  let head: readonly (string | null)[] = [];
+  const pieces: string[] = [];
+  const probed = (columns: readonly (string | null)[]) => {
+    more = Number(columns.at(-1)) > PROBE_ROWS;
+    head = columns.slice(0, -1);
   };
+  for await (const piece of textPieces(db, probe, probed, true)) pieces.push(piece);
+  noteOutgrown(probe.sql, more);
+  if (more) return yield* textPieces(db, whole(), first);
+  first?.(head);
+  yield* pieces;
 }
