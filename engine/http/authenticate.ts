@@ -36,15 +36,12 @@ export function authenticator(db: Knex, tokens: TokenAuthenticator, session: Mid
         await next();
       });
     }
+    const proceed = (principal: Principal) => {
+      ctx.state.user = inRequest(ctx, principal);
+      return next();
+    };
     const principal = tokens.authenticate(key);
-    if (principal instanceof Promise) {
-      return principal.then((p) => {
-        ctx.state.user = inRequest(ctx, p);
-        return next();
-      });
-    }
-    ctx.state.user = inRequest(ctx, principal);
-    return next();
+    return principal instanceof Promise ? principal.then(proceed) : proceed(principal);
   };
 }
 
