@@ -18,6 +18,7 @@ describe('list turns', () => {
     const [holder, waiter, next] = [context(), context(), context()];
     await turns.take(holder, 1);
     const waiting = turns.take(waiter, 1);
+    expect(waiting).to.be.instanceOf(Promise);
     // the holder's end hands its turn to the waiter, whose response ends at once, before the
     // awaiting handler resumes (its client left while the list was waiting)
     holder.res.emit('close');
@@ -34,8 +35,8 @@ describe('list turns', () => {
     const [holder, first, second] = [context(), context(), context()];
     await turns.take(holder, 7);
     const order: string[] = [];
-    const a = turns.take(first, 7).then(() => order.push('first'));
-    const b = turns.take(second, 7).then(
+    const a = turns.take(first, 7)!.then(() => order.push('first'));
+    const b = turns.take(second, 7)!.then(
       () => order.push('second'),
       (err: { status?: number }) => order.push(`second ${err.status}`),
     );
@@ -47,5 +48,22 @@ describe('list turns', () => {
     const started = Date.now();
     await turns.take(context(), 8);
     expect(Date.now() - started).to.be.below(50);
+  });
+
+  it('takes a free turn without a promise, and forgets idle users past its bound but never one holding a turn', async () => {
+    const turns = new ListTurns(1, 100);
+    const held = context();
+    expect(turns.take(held, 1)).to.equal(undefined);
+    for (let user = 2; user <= 2500; user++) {
+      const list = context();
+      expect(turns.take(list, user)).to.equal(undefined);
+      list.res.emit('close');
+    }
+    expect((turns as unknown as { users: Map<number, unknown> }).users.size).to.be.at.most(1000);
+    // user 1's turn outlived every sweep: a second list of theirs waits for it
+    const second = turns.take(context(), 1);
+    expect(second).to.be.instanceOf(Promise);
+    held.res.emit('close');
+    await second;
   });
 });

@@ -9,7 +9,7 @@
  * itself). A request that fails rolls its key back with its work, so it may be sent again. Keys
  * are kept 24 hours.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
@@ -40,7 +40,7 @@ export class IdempotentPosts {
     const key = ctx.get('Idempotency-Key');
     if (!key) return handle(body, user);
     if (key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) throw badRequest('Idempotency-Key must be 1 to 255 printable ASCII characters.');
-    const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${JSON.stringify(body)}`).digest('base64url');
+    const fingerprint = hash('sha256', `${ctx.method} ${ctx.path}\n${JSON.stringify(body)}`, 'base64url');
     await this.purgeExpired();
     await this.db.transaction(async (trx) => {
       const mine = { user_id: user.id, key };

@@ -15,6 +15,9 @@ interface Turns {
   waiting: (() => void)[];
 }
 
+/** Users whose idle turns are kept before they are swept: a Map that gains and loses an entry per list has its table rebuilt in the old generation (docs/performance.md, "Hash tables rebuilt per request"). */
+const KEPT_USERS = 1000;
+
 export class ListTurns {
   private readonly users = new Map<number, Turns>();
 
@@ -24,15 +27,25 @@ export class ListTurns {
     private readonly waitMs: number,
   ) {}
 
-  /** Waits for a turn of `userId`'s, held until `ctx`'s response is done: sent, failed, or left by its client. */
-  async take(ctx: Context, userId: number): Promise<void> {
-    if (!this.perUser) return;
+  /** A turn of `userId`'s, held until `ctx`'s response is done: sent, failed, or left by its client; a promise only when it must wait. */
+  take(ctx: Context, userId: number): Promise<void> | undefined {
+    if (!this.perUser) return undefined;
     let turns = this.users.get(userId);
-    if (!turns) this.users.set(userId, (turns = { active: 0, waiting: [] }));
+    if (!turns) {
+      if (this.users.size >= KEPT_USERS) this.sweep();
+      this.users.set(userId, (turns = { active: 0, waiting: [] }));
+    }
     if (turns.active < this.perUser) {
       turns.active++;
-      this.holdUntilDone(ctx, userId, turns);
-    } else await this.queue(ctx, userId, turns);
+      this.holdUntilDone(ctx, turns);
+      return undefined;
+    }
+    return this.queue(ctx, turns);
+  }
+
+  /** Forgets the users with no list running. */
+  private sweep(): void {
+    for (const [userId, turns] of this.users) if (turns.active === 0) this.users.delete(userId);
   }
 
   /**
@@ -40,19 +53,12 @@ export class ListTurns {
    * turn of the event loop as the hand-over: a response that ends before the awaiting handler
    * resumes (its client gone while another list ended) would otherwise keep the turn for ever.
    */
-  private holdUntilDone(ctx: Context, userId: number, turns: Turns): void {
-    ctx.res.once('close', () => this.release(userId, turns));
-  }
-
-  /** A turn ends: handed to the user's next waiting list, or given up. */
-  private release(userId: number, turns: Turns): void {
-    const next = turns.waiting.shift();
-    if (next) return next();
-    if (--turns.active === 0) this.users.delete(userId);
+  private holdUntilDone(ctx: Context, turns: Turns): void {
+    ctx.res.once('close', () => release(turns));
   }
 
   /** Resolves when a turn is handed over; rejects with 429 after `waitMs`, or when the client has gone. */
-  private queue(ctx: Context, userId: number, turns: Turns): Promise<void> {
+  private queue(ctx: Context, turns: Turns): Promise<void> {
     return new Promise((resolve, reject) => {
       const seconds = Math.max(1, Math.ceil(this.waitMs / 1000));
       const leave = () => {
@@ -66,7 +72,7 @@ export class ListTurns {
       const start = () => {
         clearTimeout(timer);
         ctx.res.off('close', leave);
-        this.holdUntilDone(ctx, userId, turns);
+        this.holdUntilDone(ctx, turns);
         resolve();
       };
       const timer = this.waitMs ? setTimeout(leave, this.waitMs) : undefined;
@@ -74,4 +80,11 @@ export class ListTurns {
       turns.waiting.push(start);
     });
   }
+}
+
+/** A turn ends: handed to the user's next waiting list, or given up (the user's entry kept until a sweep). */
+function release(turns: Turns): void {
+  const next = turns.waiting.shift();
+  if (next) next();
+  else turns.active--;
 }

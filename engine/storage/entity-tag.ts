@@ -3,9 +3,9 @@
  * tags on every instance, with nothing stored. Computed by the process for answers and by
  * PostgreSQL where a write compares `If-Match` under its row lock, the same function both ways.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
-export const entityTag = (text: string): string => `"${createHash('sha256').update(text).digest('base64url')}"`;
+export const entityTag = (text: string): string => `"${hash('sha256', text, 'base64url')}"`;
 
 /** If-Match: the entity tags one of which the record as served must carry, or `*` for any; checked with its row locked. */
 export type Precondition = readonly string[] | '*';
