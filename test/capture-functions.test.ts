@@ -11,6 +11,7 @@ import { created, unique } from './support/fixtures.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import { syncCaptureTriggers } from '../engine/audit/capture-triggers.js';
 import { flushBody, syncLinkCaptureTriggers } from '../engine/audit/link-capture.js';
+import { CREATED_RECORD, createdRecord } from '../engine/audit/capture-function.js';
 import { ownFunction } from '../engine/storage/declared-triggers.js';
 
 /** Table → the function its trigger `name` calls. */
@@ -70,20 +71,28 @@ describe("the change capture's functions of their own", () => {
       const subscription = ((await trx.raw(`insert into webhook_subscriptions (url, events, secret) values ('https://hooks.example/capture', '{issue.issue.created,issue.issue.updated}', 'secret') returning id`)).rows as { id: number }[])[0]!.id;
       const [made, doomed] = [await make('made here'), await make('gone again')];
       await trx.raw(`insert into issue_issue_categories (issue_id, category_id) values (?, ?), (?, ?), (?, ?)`, [made, categories[0].id, made, categories[1].id, doomed, categories[0].id]);
-      // made with its links in one statement, as the service creates: once kept as made, once changed by a later
-      // statement, once changed and changed back
-      const withLinks = async (title: string, ids: number[]) =>
+      // made with its links in one statement, as the service creates (the record named for its links' capture, as the
+      // write plan names it, unless `named` is false): once kept as made, once changed by a later statement, once
+      // changed and changed back
+      const withLinks = async (title: string, ids: number[], named = true) =>
         ((await trx.raw(
-          `with i as (insert into issue_issue (title, tracker_id, created_by) values (?, ?, 1) returning id), l as (insert into issue_issue_categories (issue_id, category_id) select i.id, x from i, unnest(?::int[]) x) select id from i`,
+          `with i as (insert into issue_issue (title, tracker_id, created_by) values (?, ?, 1) returning id${named ? `, set_config('${CREATED_RECORD}', ${createdRecord(`'issue/issue'`, 'id::text')}, true)` : ''}), l as (insert into issue_issue_categories (issue_id, category_id) select i.id, x from i, unnest(?::int[]) x) select id from i`,
           [title, tracker.id, ids],
         )).rows as { id: number }[])[0]!.id;
+      const notesMade = async () => ((await trx.raw(`select last_value from audit_link_changes_id_seq`)).rows as { last_value: string }[])[0]!.last_value;
       const setLinks = (id: number, ids: number[]) =>
         trx.raw(`with d as (delete from issue_issue_categories where issue_id = ?) insert into issue_issue_categories (issue_id, category_id) select ?, x from unnest(?::int[]) x`, [id, id, ids]);
+      const before = await notesMade();
       const kept = await withLinks('made with links', [categories[0].id, categories[1].id]);
+      // a named record's links were noted by none (the generic functions note them and leave them to the flush), and
+      // its capture has cleared the name
+      const notedAtCreate = (await notesMade()) !== before;
+      const nameLeft = ((await trx.raw(`select current_setting('${CREATED_RECORD}', true) as name`)).rows as { name: string | null }[])[0]!.name;
+      const unnamed = await withLinks('made with links, not named', [categories[0].id], false);
       // the statement's own capture took the link capture's notes of its links (the generic one leaves them to the flush)
-      const notesLeft = ((await trx.raw(`select count(*)::int as n from audit_link_changes where tx = txid_current() and record_id = ?`, [kept])).rows as { n: number }[])[0]!.n;
+      const notesLeft = ((await trx.raw(`select count(*)::int as n from audit_link_changes where tx = txid_current() and record_id in (?, ?)`, [kept, unnamed])).rows as { n: number }[])[0]!.n;
       await setLinks(await withLinks('links changed after', [categories[0].id]), [categories[1].id]);
-      const restored = await withLinks('links changed back', [categories[0].id]);
+      const restored = await withLinks('links changed back', [categories[0].id], false);
       await setLinks(restored, [categories[1].id]);
       await setLinks(restored, [categories[0].id]);
       await trx.raw(`update issue_issue set title = 'rewritten', state = 'pending', archived = true where id = ?`, [issue.id]);
@@ -94,7 +103,7 @@ describe("the change capture's functions of their own", () => {
       const entries = (await trx.raw(`select action, resource, changes, snapshot from audit_entries where tx = txid_current() order by id`)).rows as { snapshot: { id: number } | null }[];
       const deliveries = ((await trx.raw(`select event, data from webhook_deliveries where tx = txid_current() and subscription_id = ? order by id`, [subscription])).rows as { data: { id: number } }[]).map((d) => ({ ...d, data: { ...d.data, id: undefined } }));
       // the new records' ids differ between the runs
-      return { entries: entries.map((e) => ({ ...e, snapshot: e.snapshot && { ...e.snapshot, id: undefined } })), deliveries, notesLeft };
+      return { entries: entries.map((e) => ({ ...e, snapshot: e.snapshot && { ...e.snapshot, id: undefined } })), deliveries, notesLeft, notedAtCreate, nameLeft };
     };
     const own = await rolledBack(service.db, writes);
     const generic = await rolledBack(service.db, async (trx) => {
@@ -104,15 +113,25 @@ describe("the change capture's functions of their own", () => {
       return writes(trx);
     });
     const both = [categories[0].id, categories[1].id].sort((a, b) => a - b);
-    expect(own.entries.map((e: any) => e.action)).to.deep.equal(['create', 'create', 'create', 'create', 'create', 'update', 'delete']);
+    expect(own.entries.map((e: any) => e.action)).to.deep.equal(['create', 'create', 'create', 'create', 'create', 'create', 'update', 'delete']);
     expect(own.entries[0]).to.have.nested.property('changes.category_ids').that.deep.equals(both);
     expect(own.entries[1]).to.not.have.nested.property('changes.category_ids');
-    expect(own.entries.slice(2, 5).map((e: any) => e.changes.category_ids)).to.deep.equal([both, [categories[1].id], [categories[0].id]]);
-    expect(own.entries[5]).to.have.nested.property('changes.category_ids').that.deep.equals([[categories[0].id], []]);
-    expect(own.entries[5]).to.have.nested.property('changes.state').that.deep.equals(['new', 'pending']);
-    expect(own.deliveries.filter((d: any) => d.event === 'issue.issue.created').map((d: any) => d.data.category_ids)).to.deep.equal([both, undefined, both, [categories[1].id], [categories[0].id]]);
-    expect([own.notesLeft, generic.notesLeft]).to.deep.equal([0, 1]);
-    expect({ ...own, notesLeft: undefined }).to.deep.equal({ ...generic, notesLeft: undefined });
+    expect(own.entries.slice(2, 6).map((e: any) => e.changes.category_ids)).to.deep.equal([both, [categories[0].id], [categories[1].id], [categories[0].id]]);
+    expect(own.entries[6]).to.have.nested.property('changes.category_ids').that.deep.equals([[categories[0].id], []]);
+    expect(own.entries[6]).to.have.nested.property('changes.state').that.deep.equals(['new', 'pending']);
+    expect(own.deliveries.filter((d: any) => d.event === 'issue.issue.created').map((d: any) => d.data.category_ids)).to.deep.equal([
+      both,
+      undefined,
+      both,
+      [categories[0].id],
+      [categories[1].id],
+      [categories[0].id],
+    ]);
+    expect([own.notesLeft, generic.notesLeft]).to.deep.equal([0, 2]);
+    expect([own.notedAtCreate, generic.notedAtCreate]).to.deep.equal([false, true]);
+    expect(own.nameLeft).to.equal('');
+    const same = { notesLeft: undefined, notedAtCreate: undefined, nameLeft: undefined };
+    expect({ ...own, ...same }).to.deep.equal({ ...generic, ...same });
   });
 
   it('keeps the functions in step with the declarations: one changed is replaced, one no table calls is dropped', async () => {

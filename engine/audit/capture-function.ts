@@ -12,9 +12,10 @@
  *
  * A create's links written by the same statement (the one-statement create) are recorded in its
  * entry and event by the function itself: a row trigger runs after its whole statement, so the
- * links are in place, and the link capture's notes of them (engine/audit/link-capture.ts) are taken
- * here, which leaves the flush at commit nothing to do. Otherwise the flush would update the entry
- * and its deliveries it has just written: a third of a create's capture cost.
+ * links are in place. The statement names its record (CREATED_RECORD), so the link capture
+ * (engine/audit/link-capture.ts) notes none of them and no flush runs at commit; a create not so
+ * named has its notes taken here. Otherwise the flush would update the entry and its deliveries it
+ * has just written: a third of a create's capture cost, and the notes nearly as much again.
  */
 import { literal } from '../storage/declared-triggers.js';
 import { q } from '../storage/sql.js';
@@ -55,22 +56,48 @@ export function setOfChosen<T extends LinkedSet>(sets: readonly T[], chosen: (se
 }
 
 /**
- * A create's links written by its statement: the link capture's notes of them taken, each set that
- * differs from the note's added to `sets` (the note's set is empty unless the record was deleted and
- * made again in the transaction, as the flush compares them).
+ * The record a one-statement create has just written, named for its links (`<resource>:<id>`, SQL
+ * of the resource key and the id): the create's insert sets it as it returns the row
+ * (crud/write-statement.ts), so the link capture takes no note of the links the same statement then
+ * writes for it, and the record's capture, at the statement's end, reads them itself and clears it.
+ * A statement that fails takes its setting with it; one that writes several records sets none.
+ */
+export const CREATED_RECORD = 'bms.created_record';
+export const createdRecord = (resource: string, id: string): string => `${resource} || ':' || ${id}`;
+const isCreatedRecord = (resource: string, id: string): string => `coalesce(current_setting('${CREATED_RECORD}', true), '') = ${createdRecord(resource, id)}`;
+
+/**
+ * A create's links written by its statement: the sets read (the record is new: each non-empty set
+ * is a change) when the statement named it, else the link capture's notes of them taken, each set
+ * that differs from the note's added to `sets` (the note's set is empty unless the record was deleted
+ * and made again in the transaction, as the flush compares them).
  */
 function createdLinks(links: readonly LinkedSet[]): string {
   if (links.length === 0) return '';
+  const read = links.map(
+    (l) => `now_ids := ${writtenOutSet(l, 'rid')};
+          if now_ids <> '{}' then
+            sets := sets || jsonb_build_object(${literal(l.name)}, to_jsonb(now_ids));
+          end if;`,
+  );
   return `
-        for note in delete from audit_link_changes where tx = txid_current() and resource = tg_argv[0] and record_id = rid
-            and name in (${links.map((l) => literal(l.name)).join(', ')}) returning name, old_ids loop
-          ${setOfChosen(links, (l) => `note.name = ${literal(l.name)}`, 'rid', 'now_ids')}end if;
-          if now_ids is distinct from note.old_ids then
-            sets := sets || jsonb_build_object(note.name, to_jsonb(now_ids));
-          end if;
-        end loop;
+        if ${isCreatedRecord('tg_argv[0]', 'rid')} then
+          perform set_config('${CREATED_RECORD}', '', true);
+          ${read.join('\n          ')}
+        else
+          for note in delete from audit_link_changes where tx = txid_current() and resource = tg_argv[0] and record_id = rid
+              and name in (${links.map((l) => literal(l.name)).join(', ')}) returning name, old_ids loop
+            ${setOfChosen(links, (l) => `note.name = ${literal(l.name)}`, 'rid', 'now_ids')}end if;
+            if now_ids is distinct from note.old_ids then
+              sets := sets || jsonb_build_object(note.name, to_jsonb(now_ids));
+            end if;
+          end loop;
+        end if;
         changes := changes || sets;`;
 }
+
+/** Whether the link capture of a set of `resource` leaves its record to the record's capture (see CREATED_RECORD). */
+export const linksLeftToCreate = (resource: string, id: string): string => isCreatedRecord(literal(resource), id);
 
 /** jsonb_build_object takes at most 100 arguments: 50 columns per call, the calls joined. */
 function objectOf(row: 'old' | 'new', columns: readonly string[]): string {

@@ -7,8 +7,10 @@
  * trigger (`bms_flush_links`) compares it with the set as it is and adds the change to the entry the
  * transaction wrote for the record (and to its pending deliveries), or writes an `update` entry and
  * `updated` events of its own. A record deleted in the transaction keeps only its delete entry.
- * A create's links written by its own statement are recorded by the record's capture, which takes
- * their notes (engine/audit/capture-function.ts), so the flush finds nothing left for them.
+ * A create's links written by its own statement are recorded by the record's capture: the write
+ * plan's create names its record (CREATED_RECORD in engine/audit/capture-function.ts), whose links
+ * then get no note, and the capture reads their sets itself; without the name it takes their notes.
+ * Either way the flush finds nothing left for them.
  * A change of a user's groups (a grant of power) is also a `groups_changed` security event.
  * Migration 0360 made both functions generic (the sides read from the trigger's argument, each set
  * by a query built per row); every migrate gives each link table a function of its own and the
@@ -18,7 +20,7 @@ import type { Knex } from 'knex';
 import type { Resource } from '../registry/resource.js';
 import { keepTriggerInStep, literal } from '../storage/declared-triggers.js';
 import { q } from '../storage/sql.js';
-import { writtenOutSet, setOfChosen } from './capture-function.js';
+import { linksLeftToCreate, writtenOutSet, setOfChosen } from './capture-function.js';
 import { sidesOf, type LinkSide } from './capture-triggers.js';
 
 /** `select coalesce(array_agg(<other>), '{}') from <link> where <column> = $1`, as plpgsql builds it from a side `s` (EXECUTE: planned anew each run; writtenOutSet is the query written out). */
@@ -102,14 +104,18 @@ export function flushBody(sides: readonly LinkSide[]): string {
 
 /** A link table's own capture function: per side, the record's column and its set written out. */
 function linkCaptureBody(sides: readonly LinkSide[]): string {
-  const each = sides.map(
-    (side) => `
-      if tg_op = 'DELETE' then rid := old.${q(side.column)}; else rid := new.${q(side.column)}; end if;
-      if not exists (select 1 from audit_link_changes c where c.tx = txid_current() and c.resource = ${literal(side.resource)} and c.record_id = rid and c.name = ${literal(side.name)}) then
+  const each = sides.map((side) => {
+    const note = `if not exists (select 1 from audit_link_changes c where c.tx = txid_current() and c.resource = ${literal(side.resource)} and c.record_id = rid and c.name = ${literal(side.name)}) then
         was := ${writtenOutSet(side, 'rid')};
         insert into audit_link_changes (tx, resource, record_id, name, old_ids, side) values (txid_current(), ${literal(side.resource)}, rid, ${literal(side.name)}, was, ${literal(JSON.stringify(side))}::jsonb);
-      end if;`,
-  );
+      end if;`;
+    // a record its statement has just created records its links itself, but a grant, which the flush words as a security event
+    return `
+      if tg_op = 'DELETE' then rid := old.${q(side.column)}; else rid := new.${q(side.column)}; end if;
+      ${side.security ? note : `if not ${linksLeftToCreate(side.resource, 'rid')} then
+      ${note}
+      end if;`}`;
+  });
   return `
     declare
       rid integer;

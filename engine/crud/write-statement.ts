@@ -14,6 +14,7 @@ import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
 import { accessPredicate } from '../access/visibility.js';
 import { actorSettings } from '../audit/actor.js';
+import { CREATED_RECORD, createdRecord } from '../audit/capture-function.js';
 import { conflict, FieldErrorCollector, notFound, permissionDenied, preconditionFailed, ValidationError } from '../errors.js';
 import { referenceErrors, type ReferenceDiagnostics } from '../write/diagnostics.js';
 import type { RecordRule } from '../declare/index.js';
@@ -240,8 +241,11 @@ function createStatement(w: Write, list: string): Fragment {
   const columns = Object.keys(w.row).map(q);
   const found = diagnosticsObject([...referenceDiagnostics(w), ...ruleDiagnostics(w)]);
   const diagnostics = frag(`${DIAG} as (select ${found.sql}::text as d from ${V}, ${IN})`, found.bindings);
+  // the one record written names itself for the change capture of the links written after it (audit/capture-function.ts)
+  const named = w.links.length ? frag(`, set_config('${CREATED_RECORD}', ${createdRecord('?::text', 'id::text')}, true) as ${part('created')}`, [w.resource.key]) : frag('');
   const insert = frag(
-    `${NEW} as (insert into ${table} (${columns.join(', ')}) select ${columns.map((c) => `${V}.${c}`).join(', ')} from ${V}, ${IN}, ${DIAG} where ${w.refused || w.dryRun ? 'false' : `${DIAG}.d = '{}'`} returning *)`,
+    `${NEW} as (insert into ${table} (${columns.join(', ')}) select ${columns.map((c) => `${V}.${c}`).join(', ')} from ${V}, ${IN}, ${DIAG} where ${w.refused || w.dryRun ? 'false' : `${DIAG}.d = '{}'`} returning *${named.sql})`,
+    named.bindings,
   );
   return answered(w, [inputs(w, undefined), valuesRow(w.resource), diagnostics, insert, ...linkWrites(w), ...stateLog(w)], list);
 }
