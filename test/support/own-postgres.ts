@@ -11,7 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { expect } from 'chai';
+import { describeWhereAvailable } from './conditional-suite.js';
 
 export const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
 const OS_USER = 'postgres';
@@ -41,10 +41,7 @@ export function ownPostgresUnavailable(): string | undefined {
  * cannot run them; under CI=true a failure instead, so CI never passes it by leaving it out.
  */
 export function describeWithOwnPostgres(title: string, body: (this: Mocha.Suite) => void): void {
-  const unavailable = ownPostgresUnavailable();
-  if (!unavailable) describe(title, body);
-  else if (process.env.CI === 'true') describe(title, () => it('runs servers of its own', () => expect.fail(`CI runs this suite, but ${unavailable}`)));
-  else describe.skip(`${title} (needs servers of its own: ${unavailable})`, body);
+  describeWhereAvailable(title, 'servers of its own', ownPostgresUnavailable(), body);
 }
 
 /** Runs a PostgreSQL program as the `postgres` user; a failure carries what it printed. */
