@@ -63,7 +63,7 @@ function parseOrdering(spec: string, columns: Map<string, OrderColumn>, hidden: 
 function withoutNul(query: Record<string, string>, filters: readonly Filter[], errors: FieldErrors): Record<string, string> {
   // the query as it is, unless a value holds U+0000: a copy per list for what few queries hold
   let nul = false;
-  for (const name in query) if (query[name]!.includes('\0')) nul = true;
+  for (const name in query) if ((nul = query[name]!.includes('\0'))) break;
   if (!nul) return query;
   const out = emptyMap<string>();
   // the names are gathered only for a query that holds U+0000, which few do
