@@ -8,6 +8,7 @@
  */
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
+import JSZip from 'jszip';
 import { DetailError } from '../engine/errors.js';
 import { sheetRows } from '../engine/exchange/sheets.js';
 
@@ -40,8 +41,8 @@ describe('XLSX sheets', () => {
     for (let read = 0; read < 400; read++) expect(await rowsOf(bytes), `read ${read + 1}`).to.deep.equal(expected);
   });
 
-  it('reads the first sheet in tab order, whatever its file is numbered', async () => {
-    const bytes = await xlsx((book) => {
+  it('reads the first sheet in tab order, not the first in the archive', async () => {
+    const written = await xlsx((book) => {
       book.addWorksheet('Help', {}).addRow(['read me']);
       book.addWorksheet('Data', {}).addRow(['title']);
       // the second sheet written (xl/worksheets/sheet2.xml) is the first tab
@@ -49,6 +50,16 @@ describe('XLSX sheets', () => {
       help!.orderNo = 1;
       data!.orderNo = 0;
     });
+    // exceljs archives its sheets in tab order, so the same entries are archived again with the
+    // last tab's file first: a reader taking the archive's first worksheet reads "Help"
+    const source = await JSZip.loadAsync(written);
+    const names = Object.keys(source.files).filter((n) => !source.files[n]!.dir);
+    const order = ['xl/worksheets/sheet1.xml', ...names.filter((n) => n !== 'xl/worksheets/sheet1.xml')];
+    const rearchived = new JSZip();
+    for (const name of order) rearchived.file(name, await source.file(name)!.async('uint8array'));
+    const bytes = await rearchived.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+    const archived = Object.keys((await JSZip.loadAsync(bytes)).files).filter((n) => n.startsWith('xl/worksheets/') && n.endsWith('.xml'));
+    expect(archived).to.deep.equal(['xl/worksheets/sheet1.xml', 'xl/worksheets/sheet2.xml']);
     const reread = new ExcelJS.Workbook();
     await reread.xlsx.load(Uint8Array.from(bytes).buffer);
     expect(reread.worksheets.map((s) => s.name)).to.deep.equal(['Data', 'Help']);
