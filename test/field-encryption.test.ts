@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { readConfig, readDatabaseConfig } from '../engine/config.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import { StartupError } from '../engine/startup-error.js';
-import { useFieldKeys } from '../engine/storage/field-encryption.js';
+import { encryptValue, revealValues, useFieldKeys } from '../engine/storage/field-encryption.js';
 import { KEY_FILE, rotateFieldKeys, setUpFieldKeys } from '../engine/storage/field-keys.js';
 import { TEST_FIELD_KEY } from './support/database.js';
 import { created } from './support/fixtures.js';
@@ -60,6 +60,16 @@ describe('encrypted fields (AHV number, IBAN)', function () {
     const put = await admin.put(`${PATH}/${made.id}`, detail.body, { headers: { 'If-Match': detail.headers.get('ETag')! } });
     expect(put.status, put.text).to.equal(200);
     expect(put.body).to.include({ ahv_number: AHV, iban: IBAN });
+  });
+
+  it('reveals a token wherever it stands in a text, among look-alikes, and leaves texts without one as they are', () => {
+    useFieldKeys(TEST_FIELD_KEY);
+    const token = JSON.stringify(encryptValue(IBAN));
+    const decoys = '"v1:", "env1:", "enc:v1", "nc:v1:", "ENC:v1:x"';
+    expect(revealValues(token)).to.equal(JSON.stringify(IBAN));
+    expect(revealValues(`[${decoys}, ${token}, {"a":${token}}]`)).to.equal(`[${decoys}, "${IBAN}", {"a":"${IBAN}"}]`);
+    const none = `[${decoys}, "enc:v2:00000000:abc", "v1:"]`;
+    expect(revealValues(none)).to.equal(none);
   });
 
   describe('key rotation', () => {

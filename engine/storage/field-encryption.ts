@@ -9,6 +9,8 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 const PREFIX = 'enc:v1:';
+/** A token's text begins `"enc:` + `v1:` (holdsToken). */
+const [HEAD, TAIL] = [`"${PREFIX.slice(0, -3)}`, PREFIX.slice(-3)];
 const TOKEN = /"enc:v1:([0-9a-f]{8}):([A-Za-z0-9_-]+)"/g;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -65,9 +67,19 @@ export function decryptValue(token: string): string | undefined {
 /** Whether a stored token was encrypted with the current key. */
 export const underCurrentKey = (token: string): boolean => keys !== undefined && token.startsWith(`${PREFIX}${keys.current.id}:`);
 
+/**
+ * Whether `json` holds a token's beginning (`"enc:v1:`). Every list page is asked, most hold none:
+ * V8 finds a pattern that begins with `"` by stopping at each quote of the JSON (18 µs for a page
+ * of 100 records, 46 kB), and `v1:` by skipping to each rare `v` (3 µs), so that is looked for.
+ */
+function holdsToken(json: string): boolean {
+  for (let at = json.indexOf(TAIL); at !== -1; at = json.indexOf(TAIL, at + TAIL.length)) if (json.startsWith(HEAD, at - HEAD.length)) return true;
+  return false;
+}
+
 /** `json` with each encrypted value's token replaced by the value (a token no key opens stays as it is). */
 export function revealValues(json: string): string {
-  if (!keys || !json.includes(`"${PREFIX}`)) return json;
+  if (!keys || !holdsToken(json)) return json;
   return json.replace(TOKEN, (token, id: string, data: string) => {
     const plain = open(id, data);
     return plain === undefined ? token : JSON.stringify(plain);
