@@ -1,9 +1,9 @@
 /**
- * A superuser's create and update statements are built once per shape (which fields a write sets,
- * whether it was refused, the user) and then only take each request's values
- * (engine/crud/write-statement.ts, shapedStatement). Every write below repeats a shape an earlier
- * one built: each must still write its own values, links, user and request, and a refusal must not
- * leak into the next write of its shape.
+ * Create and update statements are built once per shape (which fields a write sets, whether it was
+ * refused, the user) and then only take each request's values (engine/crud/write-statement.ts,
+ * shapedStatement). Every write below repeats a shape an earlier one built: each must still write
+ * its own values, links, user and request, a refusal must not leak into the next write of its
+ * shape, and a user's access rules must not leak into another's.
  */
 import { expect } from 'chai';
 import type { Client } from './support/client.js';
@@ -95,5 +95,29 @@ describe('write statements built once per shape', () => {
     // a move the workflow does not allow, in a shape that moved before, is refused
     const back = await writers[1]!.client.patch(`/api/issue/issue/${ids[0]}`, { state: 'new' });
     expect([back.status, back.body]).to.deep.equal([400, { state: ['Transition from "pending" to "new" is not allowed.'] }]);
+  });
+
+  it("refuses a user what the rules refuse them after another user's write of the same shape, and the other way round", async () => {
+    const { admin } = suite();
+    const permissions = ['issues.view_issue', 'issues.add_issue', 'issues.change_issue', 'issues.view_tracker'];
+    const [own, other] = [await makeUser({ permissions }), await makeUser({ permissions })];
+    // only its admin sees a confidential tracker, and an issue in it (nobody else made or holds it)
+    const hidden = (await created(admin, '/api/issue/tracker', { title: unique('hidden'), visibility: 'confidential', admin_ids: [own.id] })).id;
+    const body = (title: string) => ({ title, tracker_id: hidden });
+    for (const [first, second] of [[own, other], [other, own]] as const) {
+      const a = await first.client.post('/api/issue/issue', body('first'));
+      const b = await second.client.post('/api/issue/issue', body('second'));
+      const [seer, blind] = first === own ? [a, b] : [b, a];
+      expect([seer.status, seer.body.tracker], seer.text).to.deep.equal([201, hidden]);
+      expect([blind.status, blind.body]).to.deep.equal([400, { tracker_id: invalidPk(hidden) }]);
+    }
+    const issue = (await created(admin, '/api/issue/issue', body('shared'))).id;
+    for (const [first, second] of [[own, other], [other, own]] as const) {
+      const a = await first.client.patch(`/api/issue/issue/${issue}`, { title: 'patched' });
+      const b = await second.client.patch(`/api/issue/issue/${issue}`, { title: 'patched' });
+      const [seer, blind] = first === own ? [a, b] : [b, a];
+      expect([seer.status, seer.body.title], seer.text).to.deep.equal([200, 'patched']);
+      expect(blind.status, blind.text).to.equal(404);
+    }
   });
 });

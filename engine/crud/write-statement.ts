@@ -358,7 +358,7 @@ function lockedFirst(resource: Resource, user: Principal, id: number): Fragment 
   return frag(`select 1 from ${q(resource.table)} ${ROW} where ${ROW}.id = ?${view ? ` and ${view.sql}` : ''} for update of ${ROW}`, [id, ...(view?.bindings ?? [])]);
 }
 
-/** Statement shapes kept per resource (sets of fields written, per superuser): a cache, the oldest dropped first. */
+/** Statement shapes kept per resource (sets of fields written, per user): a cache, the oldest dropped first. */
 const SHAPES_KEPT = 500;
 
 /** A resource's creates and updates as one statement each, where its write path allows. */
@@ -370,13 +370,18 @@ export class StatementWrites {
   private readonly diagnosed: Set<string>;
   /** Select lists of written records, by which links the write sets. */
   private readonly lists = new Map<string, string>();
-  /** Superusers' statements: their text and the values after their parameters', by shape (shapedStatement). */
+  /** Statements by shape and user: their text and the values after their parameters (shapedStatement). */
   private readonly shaped = new Map<string, { sql: string; rest: readonly unknown[] }>();
+  /** The texts by shape alone, so that every user's entry of a shape holds the one string. */
+  private readonly texts = new Map<string, string>();
+  /** Whether every access rule the statements read is declared: SQL whose text binds the user's id, where an engine table's rule is code that may read more of the user. */
+  private readonly declaredAccess: boolean;
 
   constructor(readonly resource: Resource) {
     this.orderRules = resource.rules.filter((r) => r.kind === 'order');
     this.references = new Set([...resource.foreignKeys, ...resource.manyToMany].map((r) => r.writeName));
     this.diagnosed = new Set([...this.references, ...stateFields(resource).map((f) => f.name)]);
+    this.declaredAccess = [resource, ...[...resource.foreignKeys, ...resource.manyToMany].map((r) => r.target)].every((r) => !r.engineTable?.visible);
   }
 
   /** The new record's JSON, written through `db` (a transaction the write joins, or the pool); throws its refusal. */
@@ -550,26 +555,34 @@ export class StatementWrites {
   }
 
   /**
-   * `build`'s statement, its text built once per shape for a superuser: no access predicate reads
-   * the user then, so the text and every value after the parameters (inputs: the row, the links,
+   * `build`'s statement, built once per shape and user: the access rules it reads are declared ones
+   * (visibility.ts), whose text is the same for every user but superusers (who read none) and binds
+   * the user's id, so the text and every value after the parameters (inputs: the row, the links,
    * the actor) follow from whether it creates or updates, which fields it sets, whether it was
-   * refused, and the user's id (the state log's). Built per write, the 3 kB text cost a create
-   * about 50 µs of the process's time (its building, and hashing each new string again to name its
-   * prepared statement); taken from here, 20 (the parameters still built). Other users' statements
-   * (their access predicates), those comparing entity tags (If-Match) and those only diagnosing are
-   * built each time.
+   * refused, and the user (the rules' and the state log's id). Built per write, the 3 kB text cost a
+   * create about 50 µs of the process's time (its building, and hashing each new string again to
+   * name its prepared statement); taken from here, 20 (the parameters still built). Users' entries
+   * of one shape share its text, so a cache full of users holds small entries. Statements comparing
+   * entity tags (If-Match), those only diagnosing and those of resources reaching an engine table's
+   * rule (code) are built each time.
    */
   private shapedStatement(w: Write, id: number | undefined, precondition: Precondition | undefined, build: () => Fragment): Fragment {
-    if (!w.user.isSuperuser || w.dryRun || (precondition !== undefined && precondition !== '*')) return build();
-    const key = `${w.update}|${w.user.id}|${w.refused}|${Object.keys(w.row).join()}|${Object.keys(w.values).join()}`;
+    if (!this.declaredAccess || w.dryRun || (precondition !== undefined && precondition !== '*')) return build();
+    const shape = `${w.update}|${w.user.isSuperuser}|${w.refused}|${Object.keys(w.row).join()}|${Object.keys(w.values).join()}`;
+    const key = `${w.user.id}|${shape}`;
     const input = inputs(w, id);
     let shaped = this.shaped.get(key);
     if (shaped === undefined) {
       const built = build();
       // the parameters must be the statement's first part, so that the rest's values follow theirs
       if (!built.sql.startsWith(`with ${input.sql}`) || input.bindings.some((b, i) => built.bindings[i] !== b)) throw new Error(`${this.resource.key}: a statement does not begin with its parameters`);
+      let sql = this.texts.get(shape);
+      if (sql !== built.sql) {
+        if (this.texts.size >= SHAPES_KEPT) this.texts.delete(this.texts.keys().next().value!);
+        this.texts.set(shape, (sql = built.sql));
+      }
       if (this.shaped.size >= SHAPES_KEPT) this.shaped.delete(this.shaped.keys().next().value!);
-      this.shaped.set(key, (shaped = { sql: built.sql, rest: built.bindings.slice(input.bindings.length) }));
+      this.shaped.set(key, (shaped = { sql, rest: built.bindings.slice(input.bindings.length) }));
     }
     return frag(shaped.sql, [...input.bindings, ...shaped.rest]);
   }
