@@ -125,9 +125,10 @@ function serve(log: Logger): void {
   // the ceiling's writes are not captured (no audit entry, no webhook event) unless the bench says so: the service is held
   // against writes without them; its sessions run without JIT, as the service's do
   const captured = process.env[sql.CEILING_CAPTURES] === 'true';
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: `${captured ? '' : '-c bms.capture=off '}-c jit=off` });
-  // each session's heap kept as the service keeps its own (a client's queries run in order: this one first)
-  pool.on('connect', (client) => void client.query(KEEP_HEAP).catch(() => undefined));
+  // each session's heap kept as the service keeps its own, before the pool hands the session out (a query sent
+  // while this one runs is queued by pg, which warns that pg 9 will refuse it)
+  const keepHeap = async (client: pg.ClientBase) => void (await client.query(KEEP_HEAP).catch(() => undefined));
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: `${captured ? '' : '-c bms.capture=off '}-c jit=off`, onConnect: keepHeap });
   const files = new CeilingFiles(path.join(process.env.BMS_DATA_DIR ?? 'data', 'ceiling-files'));
   const server = http.createServer((req, res) => {
     if (files.handles(req)) {
