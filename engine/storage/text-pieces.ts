@@ -96,6 +96,8 @@ class TextRowsQuery extends BoundedQuery {
     first: FirstRow | undefined,
     /** Named, yet planned with its values each run (see CUSTOM_PLANS). */
     private readonly customPlans = false,
+    /** Answers one row (a list's probe): nothing to send ahead of the rest. */
+    private readonly oneRow = false,
   ) {
     // made from the text, then named: pg copies a config object through its property descriptors
     super(text, values);
@@ -121,9 +123,16 @@ class TextRowsQuery extends BoundedQuery {
    * Flush before the rest: PostgreSQL holds up to 8 kB of output until more follows, so the end of
    * the first row would otherwise wait for the second, however long that takes to compute. (An
    * Execute with a row limit keeps the statement from parallel workers.) A pg that renamed this step
-   * runs the portal in one Execute, as it always did.
+   * runs the portal in one Execute, as it always did. A statement of one row runs in one Execute
+   * too: its row is its end, and the split would cost PostgreSQL a flush and a resumed portal, and
+   * the process a second read, for nothing.
    */
   _getRows(connection: PortalWire): void {
+    if (this.oneRow) {
+      connection.execute({ rows: 0 });
+      connection.sync();
+      return;
+    }
     connection.execute({ rows: 1 });
     connection.flush();
     connection.execute({ rows: 0 });
@@ -219,13 +228,13 @@ function piecesOf<A extends unknown[]>(pieces: (...args: A) => AsyncGenerator<st
 
 /**
  * The statement's pieces read straight from a pooled pg connection, which goes back to the pool as
- * soon as the statement ends. `customPlans`: planned with its values even when named and its text
- * binds no pattern (a list's probe, see probedPieces).
+ * soon as the statement ends. `probe`: a list's probe (see probedPieces), one row, planned with its
+ * values even when named and its text binds no pattern.
  */
-function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined, customPlans: boolean): TextPieces {
+function wirePieces(db: Knex, query: Fragment, first: FirstRow | undefined, probe: boolean): TextPieces {
   const { sql, bindings } = nativeStatement(db, query);
   // the pg instrumentation ends a span only on a callback or promise: the statement's own, under the request's
-  return piecesOf(wireRows, db, query, sql, bindings, first, customPlans, statementTrace(sql));
+  return piecesOf(wireRows, db, query, sql, bindings, first, probe, statementTrace(sql));
 }
 
 async function* wireRows(
@@ -234,15 +243,15 @@ async function* wireRows(
   sql: string,
   bindings: readonly unknown[],
   first: FirstRow | undefined,
-  customPlans: boolean,
+  probe: boolean,
   traced: StatementTrace | undefined,
 ): AsyncGenerator<string, void> {
   const client = (await db.client.acquireConnection()) as PooledClient;
-  const planned = customPlans || plannedWithValues(query.sql);
+  const planned = probe || plannedWithValues(query.sql);
   const wire = client.connection as unknown as { parsedStatements: Record<string, string>; stream: Readable };
   // a connection opened without connect() (a test's own) holds no CUSTOM_PLANS: unnamed, planned with its values anyway
   const name = !planned || holds(wire, CUSTOM_PLANS) ? statementName(query.sql, query.bindings, planned) : undefined;
-  const rows = new TextRowsQuery(sql, name, [...bindings], wire.stream, first, planned);
+  const rows = new TextRowsQuery(sql, name, [...bindings], wire.stream, first, planned, probe);
   const ended = traced?.begin();
   const released = new Promise<void>((resolve) => {
     const reported = reportedToKnex(db, client, sql, bindings);
@@ -280,11 +289,11 @@ async function* embeddedRows(db: Knex, query: Fragment, first: FirstRow | undefi
 
 /**
  * The pieces of `query`, read as the consumer asks for them; `first` sees the first row's columns
- * after the first. `customPlans`: planned with its values on every run (on PGlite, whose statements
- * run unnamed, every statement is).
+ * after the first. `probe`: a list's probe, one row planned with its values on every run (on
+ * PGlite, whose statements run unnamed, every statement is).
  */
-export function textPieces(db: Knex, query: Fragment, first?: FirstRow, customPlans = false): TextPieces {
-  return onServer(db) ? wirePieces(db, query, first, customPlans) : piecesOf(embeddedRows, db, query, first);
+export function textPieces(db: Knex, query: Fragment, first?: FirstRow, probe = false): TextPieces {
+  return onServer(db) ? wirePieces(db, query, first, probe) : piecesOf(embeddedRows, db, query, first);
 }
 
 /**
