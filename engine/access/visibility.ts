@@ -111,11 +111,17 @@ export function subjectPredicate(resource: Resource, action: AccessAction, subje
 /** The predicate a row aliased `alias` must pass for `user` to see (`view`) or change it. */
 export function accessPredicate(resource: Resource, action: AccessAction, user: Principal, alias: string): Fragment | null {
   if (user.isSuperuser) return null;
-  // an engine table's rule may be code (declare/engine-table.ts), for viewing; its writes see to the rest
-  const visible = resource.engineTable?.visible;
-  if (visible) return action === 'view' ? visible(user, alias) : null;
+  if (!declaredAccess(resource)) return action === 'view' ? resource.engineTable!.visible!(user, alias) : null;
   return subjectPredicate(resource, action, { kind: 'user', id: user.id }, alias);
 }
+
+/**
+ * Whether `resource`'s access predicates are its declared rules: text the same for every user who
+ * is not a superuser, binding only their id, so a statement built from them may be kept per user
+ * id. An engine table's rule may be code instead (declare/engine-table.ts), for viewing, reading
+ * more of the user; its writes see to the rest.
+ */
+export const declaredAccess = (resource: Resource): boolean => resource.engineTable?.visible === undefined;
 
 /**
  * The predicate a record's values aliased `alias` must pass for `user`, when `alias` is not the

@@ -12,7 +12,7 @@
  */
 import type { Knex } from 'knex';
 import type { Principal } from '../auth/users.js';
-import { accessPredicate } from '../access/visibility.js';
+import { accessPredicate, declaredAccess } from '../access/visibility.js';
 import { actorSettings } from '../audit/actor.js';
 import { CREATED_RECORD, createdRecord } from '../audit/capture-function.js';
 import { conflict, FieldErrorCollector, notFound, permissionDenied, preconditionFailed, ValidationError } from '../errors.js';
@@ -374,14 +374,14 @@ export class StatementWrites {
   private readonly shaped = new Map<string, { sql: string; rest: readonly unknown[] }>();
   /** The texts by shape alone, so that every user's entry of a shape holds the one string. */
   private readonly texts = new Map<string, string>();
-  /** Whether every access rule the statements read is declared: SQL whose text binds the user's id, where an engine table's rule is code that may read more of the user. */
+  /** Whether every access rule the statements read is declared (visibility.ts declaredAccess). */
   private readonly declaredAccess: boolean;
 
   constructor(readonly resource: Resource) {
     this.orderRules = resource.rules.filter((r) => r.kind === 'order');
     this.references = new Set([...resource.foreignKeys, ...resource.manyToMany].map((r) => r.writeName));
     this.diagnosed = new Set([...this.references, ...stateFields(resource).map((f) => f.name)]);
-    this.declaredAccess = [resource, ...[...resource.foreignKeys, ...resource.manyToMany].map((r) => r.target)].every((r) => !r.engineTable?.visible);
+    this.declaredAccess = [resource, ...[...resource.foreignKeys, ...resource.manyToMany].map((r) => r.target)].every(declaredAccess);
   }
 
   /** The new record's JSON, written through `db` (a transaction the write joins, or the pool); throws its refusal. */
