@@ -3,7 +3,8 @@
  * refused, the user) and then only take each request's values (engine/crud/write-statement.ts,
  * shapedStatement). Every write below repeats a shape an earlier one built: each must still write
  * its own values, links, user and request, a refusal must not leak into the next write of its
- * shape, and a user's access rules must not leak into another's.
+ * shape, and a user's access rules must not leak into another's, nor a superuser's passing them
+ * into the same user's writes once demoted.
  */
 import { expect } from 'chai';
 import type { Client } from './support/client.js';
@@ -119,5 +120,28 @@ describe('write statements built once per shape', () => {
       expect([seer.status, seer.body.title], seer.text).to.deep.equal([200, 'patched']);
       expect(blind.status, blind.text).to.equal(404);
     }
+  });
+
+  it('refuses a superuser demoted between two writes of a shape what the rules refuse a user, and grants it again once promoted', async () => {
+    const { admin } = suite();
+    // its permissions stay: only the visibility rules, which a superuser passes, refuse it the confidential tracker
+    const user = await makeUser({ superuser: true, permissions: ['issues.view_issue', 'issues.add_issue', 'issues.change_issue', 'issues.view_tracker'] });
+    const hidden = (await created(admin, '/api/issue/tracker', { title: unique('hidden'), visibility: 'confidential' })).id;
+    const issue = (await created(admin, '/api/issue/issue', { title: 'kept', tracker_id: hidden })).id;
+    const setSuperuser = async (is_superuser: boolean) => expect((await admin.patch(`/api/user/${user.id}`, { is_superuser })).status).to.equal(200);
+    const write = async (title: string) => ({
+      create: await user.client.post('/api/issue/issue', { title, tracker_id: hidden }),
+      update: await user.client.patch(`/api/issue/issue/${issue}`, { title }),
+    });
+    const { create, update } = await write('as superuser');
+    expect([create.status, update.status, update.body.title], update.text).to.deep.equal([201, 200, 'as superuser']);
+    await setSuperuser(false);
+    const { create: refusedCreate, update: refusedUpdate } = await write('demoted');
+    expect([refusedCreate.status, refusedCreate.body]).to.deep.equal([400, { tracker_id: invalidPk(hidden) }]);
+    expect(refusedUpdate.status, refusedUpdate.text).to.equal(404);
+    expect((await suite().service.db('issue_issue').where({ id: issue }).first('title')).title).to.equal('as superuser');
+    await setSuperuser(true);
+    const { create: again, update: updatedAgain } = await write('promoted');
+    expect([again.status, updatedAgain.status, updatedAgain.body.title], updatedAgain.text).to.deep.equal([201, 200, 'promoted']);
   });
 });
