@@ -6,6 +6,9 @@ import { type FieldType, ok, whenFiltered } from './field-type.js';
 
 const suffix = () => randomBytes(4).toString('hex');
 const words = (name: string) => name.replace(/_/g, ' ');
+// random, so that no documented password is one to rely on; one per process, so that each build of the
+// OpenAPI document (its JSON and its YAML are built apart) shows the same
+const EXAMPLE_PASSWORD = `example-password-${suffix()}`;
 
 /** What every type served as a string shares: substring search by default, compared as text. */
 export const textual = {
@@ -88,7 +91,7 @@ export const passwordType: FieldType<PasswordField> = {
   read: () => null,
   schema: (s) => ({ type: 'string', minLength: s.minLength, maxLength: 128 }),
   store: (_s, value) => hashPassword(value as string),
-  example: () => `example-password-${suffix()}`,
+  example: () => EXAMPLE_PASSWORD,
   compare: () => '',
   filteredByDefault: false,
   orderable: false,

@@ -1,7 +1,8 @@
 /**
  * Serves the OpenAPI document at `SCHEMA_PATH`, in JSON or YAML by negotiation, and Swagger UI at
- * `DOCS_PATH`; both public (they hold no data). The document is built once, when the app is;
- * each serialisation when first asked for (YAML takes a moment), then kept.
+ * `DOCS_PATH`; both public (they hold no data). Each serialisation is built when first asked for
+ * and kept, the document itself is not: its objects took 8 MiB of every process's heap (a quarter
+ * of an idle one's), where most processes never serve it, and its JSON is 4 MB of text.
  */
 import type Router from '@koa/router';
 import { stringify } from 'yaml';
@@ -12,10 +13,13 @@ import { negotiate, SCHEMA_PATH, type Format } from './negotiation.js';
 import { mountSwaggerUi } from './swagger-ui.js';
 
 export function mountSchema(router: Router, registry: Registry, services: ReadonlyMap<string, ResourceService>): void {
-  const document = buildDocument(registry, services);
   const serialised: Partial<Record<Format, string>> = {};
-  // shared sub-objects are written out in full, not as YAML aliases
-  const serialise = (format: Format) => (serialised[format] ??= format === 'json' ? JSON.stringify(document) : stringify(document, { aliasDuplicateObjects: false }));
+  const build = (format: Format) => {
+    const document = buildDocument(registry, services);
+    // shared sub-objects are written out in full, not as YAML aliases
+    return format === 'json' ? JSON.stringify(document) : stringify(document, { aliasDuplicateObjects: false });
+  };
+  const serialise = (format: Format) => (serialised[format] ??= build(format));
   router.get(SCHEMA_PATH, (ctx) => {
     const format = typeof ctx.query.format === 'string' ? ctx.query.format : undefined;
     const chosen = negotiate(format, (...types) => ctx.accepts(...types));
