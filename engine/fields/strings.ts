@@ -6,9 +6,6 @@ import { type FieldType, ok, whenFiltered } from './field-type.js';
 
 const suffix = () => randomBytes(4).toString('hex');
 const words = (name: string) => name.replace(/_/g, ' ');
-// random, so that no documented password is one to rely on; one per process, so that each build of the
-// OpenAPI document (its JSON and its YAML are built apart) shows the same
-const EXAMPLE_PASSWORD = `example-password-${suffix()}`;
 
 /** What every type served as a string shares: substring search by default, compared as text. */
 export const textual = {
@@ -91,7 +88,7 @@ export const passwordType: FieldType<PasswordField> = {
   read: () => null,
   schema: (s) => ({ type: 'string', minLength: s.minLength, maxLength: 128 }),
   store: (_s, value) => hashPassword(value as string),
-  example: () => EXAMPLE_PASSWORD,
+  example: () => `example-password-${suffix()}`,
   compare: () => '',
   filteredByDefault: false,
   orderable: false,

@@ -14,12 +14,10 @@ import { mountSwaggerUi } from './swagger-ui.js';
 
 export function mountSchema(router: Router, registry: Registry, services: ReadonlyMap<string, ResourceService>): void {
   const serialised: Partial<Record<Format, string>> = {};
-  const build = (format: Format) => {
-    const document = buildDocument(registry, services);
-    // shared sub-objects are written out in full, not as YAML aliases
-    return format === 'json' ? JSON.stringify(document) : stringify(document, { aliasDuplicateObjects: false });
-  };
-  const serialise = (format: Format) => (serialised[format] ??= build(format));
+  // the YAML is made from the JSON's text, not from a second build: one document per process, so both
+  // say the same even where a build draws something at random (the example passwords)
+  const serialise = (format: Format): string =>
+    (serialised[format] ??= format === 'json' ? JSON.stringify(buildDocument(registry, services)) : stringify(JSON.parse(serialise('json'))));
   router.get(SCHEMA_PATH, (ctx) => {
     const format = typeof ctx.query.format === 'string' ? ctx.query.format : undefined;
     const chosen = negotiate(format, (...types) => ctx.accepts(...types));
