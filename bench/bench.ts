@@ -27,6 +27,7 @@ import { measureWholeList } from './whole-list.js';
 import { measureImport } from './import-rate.js';
 import { measureWholeExport } from './whole-export.js';
 import { measureMetricsCost } from './metrics-cost.js';
+import { measureFrameworkFloor } from './framework-floor.js';
 import { fileMemoryReport, measureFileMemory } from './file-memory.js';
 import type { Knex } from 'knex';
 
@@ -127,8 +128,9 @@ async function measureAll(options: BenchOptions): Promise<number> {
       process.stdout.write(`\n${fileMemoryReport(measured)}\n`);
       return measured.passed ? 0 : 1;
     }
-    if (options.metricsCost) {
-      const { text, failed } = await measureMetricsCost(options, bench.db, bench.url, data, measure);
+    const mode = options.metricsCost ? measureMetricsCost : options.frameworkFloor ? measureFrameworkFloor : undefined;
+    if (mode) {
+      const { text, failed } = await mode(options, bench.db, bench.url, data, measure);
       process.stdout.write(`\n${text}\n`);
       return failed ? 1 : 0;
     }

@@ -40,6 +40,8 @@ export interface BenchOptions {
   soak: number | undefined;
   /** The cost of METRICS=true (bench/metrics-cost.ts) instead of the table. */
   metricsCost: boolean;
+  /** The framework's own cost per request (bench/framework-floor.ts) instead of the table. */
+  frameworkFloor: boolean;
   /** Instead of the table: one file of this many MiB uploaded and downloaded, the service's resident memory watched. */
   fileMemory: number | undefined;
   /** The table's scenarios against this service too. */
@@ -78,6 +80,10 @@ runs the service and the raw ceiling (bench/ceiling.ts) side by side, and prints
                        memory sampled every 10 s; fails on any failed request, lost write or rising memory
   --metrics-cost       instead of the table: issue details on two services side by side, METRICS off
                        and on (the first of --workers), req/s and CPU per request of each
+  --framework-floor    instead of the table: issue details on node:http, on Koa and on Koa with the
+                       service's front middleware, each answering a fixed text without the database,
+                       and on the ceiling and the service (the first of --workers): the framework's
+                       own CPU per request, and the least CPU per detail a service on it can spend
   --file-memory MIB    instead of the table: one file of MIB MiB (e.g. 1024) uploaded to and downloaded
                        from the service (1 worker), its resident memory's rise over each reported;
                        exit code 1 when a rise reaches 64 MiB
@@ -140,6 +146,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
         smoke: { type: 'boolean', default: false },
         soak: { type: 'string' },
         'metrics-cost': { type: 'boolean', default: false },
+        'framework-floor': { type: 'boolean', default: false },
         'file-memory': { type: 'string' },
         'peer-url': { type: 'string' },
         'peer-token': { type: 'string' },
@@ -155,7 +162,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     throw new UsageError((err as Error).message);
   }
   if (parsed.help) return undefined;
-  const modes = (['soak', 'metrics-cost', 'file-memory', 'export-sql'] as const).filter((m) => parsed[m] !== undefined && parsed[m] !== false);
+  const modes = (['soak', 'metrics-cost', 'framework-floor', 'file-memory', 'export-sql'] as const).filter((m) => parsed[m] !== undefined && parsed[m] !== false);
   if (modes.length > 1) throw new UsageError(`${modes.map((m) => `--${m}`).join(' and ')} each replace the table: give one of them.`);
   const d = parsed.soak !== undefined ? SOAK : parsed.smoke ? SMOKE : DEFAULTS;
   const workers = list('workers', parsed.workers ?? d.workers).map((w) => count('workers', w, 1));
@@ -177,6 +184,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     ceilingCaptures: parsed['ceiling-captures'],
     soak: parsed.soak === undefined ? undefined : count('soak', parsed.soak, 0),
     metricsCost: parsed['metrics-cost'],
+    frameworkFloor: parsed['framework-floor'],
     fileMemory: parsed['file-memory'] === undefined ? undefined : count('file-memory', parsed['file-memory'], 1024, 1),
     peer: readPeer(parsed, modes[0]),
     exportSql: readExport(parsed['export-sql'], parsed['export-tables']),

@@ -14,7 +14,7 @@ import { childPids, cpuMs, peakRss, resetPeakRss, whileRunning } from './proc.js
 import type { BenchRequest, Scenario } from './scenarios.js';
 import type { BenchData } from './seed.js';
 
-export type TargetKind = 'service' | 'ceiling' | 'peer';
+export type TargetKind = 'service' | 'ceiling' | 'floor' | 'peer';
 
 export interface Target {
   kind: TargetKind;
@@ -53,7 +53,11 @@ export function send(target: Target, data: BenchData, req: BenchRequest): Promis
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const SCRIPTS: Record<Exclude<TargetKind, 'peer'>, string> = { service: path.resolve(here, '../engine/main.js'), ceiling: path.resolve(here, 'ceiling.js') };
+const SCRIPTS: Record<Exclude<TargetKind, 'peer'>, string> = {
+  service: path.resolve(here, '../engine/main.js'),
+  ceiling: path.resolve(here, 'ceiling.js'),
+  floor: path.resolve(here, 'floor.js'),
+};
 const READY_WITHIN_MS = 60_000;
 const STOP_WITHIN_MS = 15_000;
 

@@ -1,6 +1,6 @@
 /**
- * The Koa application: request log → error rendering → security headers and CORS → path
- * conventions → health → public endpoints (and `/mcp`, which checks its token itself) → the route
+ * The Koa application: the front (front.ts: request log → error rendering → security headers and
+ * CORS → path conventions) → health → public endpoints (and `/mcp`, which checks its token itself) → the route
  * table (authentication, then the route) → 404. Everything is built once from the registry.
  */
 import Koa from 'koa';
@@ -9,7 +9,6 @@ import type { Knex } from 'knex';
 import { createAjv } from '../crud/validator.js';
 import { ResourceService } from '../crud/service.js';
 import type { Logger } from '../log.js';
-import { revealEncrypted } from './reveal-encrypted.js';
 import type { Registry } from '../registry/registry.js';
 import type { Resource } from '../registry/resource.js';
 import { PrincipalCache } from '../auth/principal-cache.js';
@@ -26,16 +25,12 @@ import { mountHealth } from './health.js';
 import { IdempotentPosts } from './idempotency.js';
 import { mountMcp } from '../mcp/server.js';
 import { mountSchema } from '../openapi/routes.js';
-import { redirectDeprecated, stripTrailingSlash } from './paths.js';
-import { renderErrors } from './render-errors.js';
-import { requestLog } from './request-log.js';
-import { crossOrigin, securityHeaders } from './security-headers.js';
 import { DEFAULT_BOUNDS, DEFAULT_LISTS_PER_USER, DEFAULT_REPORTS, type ReportSettings } from '../config.js';
 import { ListTurns } from './list-turns.js';
+import { useFront } from './front.js';
 import { mountResource } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
 import { DeclaredWrites } from '../crud/declared-writes.js';
-import { httpMetrics } from '../metrics/http-metrics.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { Revisions } from '../history/revisions.js';
 import { mountHistory, mountTrashRestore } from '../history/routes.js';
@@ -142,16 +137,7 @@ export function createApp({
   for (const revisions of histories.values()) mountHistory(routes, revisions);
   mountTrashRestore(routes, new Trash(db, services, registry.resources));
 
-  if (metrics) koa.use(httpMetrics(metrics));
-  koa.use(requestLog(log));
-  koa.use(renderErrors);
-  // set before the rest runs, so errors rendered above keep them
-  koa.use(securityHeaders(secureCookies));
-  koa.use(revealEncrypted);
-  const cors = crossOrigin(corsOrigins);
-  if (cors) koa.use(cors);
-  koa.use(redirectDeprecated(registry.redirects));
-  koa.use(stripTrailingSlash);
+  useFront(koa, { log, metrics, secureCookies, corsOrigins, redirects: registry.redirects });
   koa.use(publicRouter.routes());
   // every route of the table authenticates first, and so do the file routes
   if (files) koa.use(new FileRoutes(db, files.store, registry.resources, files.maxBytes).middleware(authenticate));
