@@ -5,6 +5,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import helmet from 'helmet';
+import type { Context } from 'koa';
+import { securityHeaders } from '../engine/http/security-headers.js';
 import { createApp } from '../engine/http/app.js';
 import { createLogger } from '../engine/log.js';
 import { loadRegistry } from '../engine/registry/registry.js';
@@ -14,8 +17,34 @@ import { suite } from './support/hooks.js';
 
 const LISTED = 'https://app.example.com';
 
+/** What a middleware does to a response: each header set or removed, in order. */
+function recorder() {
+  const done: string[] = [];
+  const res = {
+    setHeader: (name: string, value: unknown) => void done.push(`set ${name}: ${String(value)}`),
+    removeHeader: (name: string) => void done.push(`remove ${name}`),
+  };
+  return { done, res };
+}
+
 describe('security headers and CORS', () => {
-  it("sends koa-helmet's headers on every answer: pages, JSON, errors, redirects", async () => {
+  for (const https of [false, true]) {
+    it(`sets on every answer what helmet sets per request (asked of it once; SECURE_COOKIES ${https})`, async () => {
+      const theirs = recorder();
+      helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } } })({} as never, theirs.res as never, () => undefined);
+      const middleware = securityHeaders(https);
+      for (let i = 0; i < 2; i++) {
+        const ours = recorder();
+        let reached = false;
+        await middleware({ res: ours.res } as unknown as Context, async () => void (reached = true));
+        expect(reached).to.equal(true);
+        expect([...ours.done].sort()).to.deep.equal([...theirs.done].sort());
+      }
+      expect(theirs.done.some((d) => d.includes('upgrade-insecure-requests'))).to.equal(https);
+    });
+  }
+
+  it("sends helmet's headers on every answer: pages, JSON, errors, redirects", async () => {
     const client = suite().admin.as(null);
     const answers = await Promise.all(
       ['/app/', '/api/schema/swagger-ui/', '/healthz', '/api/issue/tracker', '/api/nowhere', '/api/mitarbeitende', '/nowhere'].map(async (p) => [p, await client.get(p)] as const),

@@ -11,7 +11,11 @@ import { revealValues } from '../storage/field-encryption.js';
 
 export async function revealEncrypted(ctx: Context, next: Next): Promise<void> {
   await next();
-  if (typeof ctx.body === 'string') ctx.body = revealValues(ctx.body);
+  if (typeof ctx.body === 'string') {
+    // set again only when changed: Koa's setter measures the text's bytes and sets its headers anew
+    const revealed = revealValues(ctx.body);
+    if (revealed !== ctx.body) ctx.body = revealed;
+  }
   else if (ctx.body != null && (Array.isArray(ctx.body) || Object.getPrototypeOf(ctx.body) === Object.prototype)) {
     // the engine tables' answers (the audit trail's changes): rebuilt only when they hold a token
     const text = JSON.stringify(ctx.body);
