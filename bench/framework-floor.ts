@@ -49,7 +49,7 @@ export async function measureFrameworkFloor(options: BenchOptions, db: Knex, url
     `  The framework's own CPU per request: ${ms(framework)} (Koa and @koa/router ${ms(koa.cpu - node.cpu)}, the service's front ${ms(front.cpu - koa.cpu)}).`,
     `  The least CPU per detail on this framework: the ceiling's ${ms(ceiling.cpu)} + ${ms(framework)} = ${ms(least)}, ${times(least)} the ceiling's; ` +
       (least / ceiling.cpu > CPU_BOUND ? `issue 30's bound (${CPU_BOUND}×) is below it: no service on this framework meets it.` : `issue 30's bound (${CPU_BOUND}×) is above it.`),
-    `  The service: ${ms(service.cpu)}, ${times(service.cpu)} the ceiling's; less that least: ${ms(service.cpu - least)} per detail (its own work beyond the ceiling's, within this run's noise).`,
+    `  The service: ${ms(service.cpu)}, ${times(service.cpu)} the ceiling's; less that least: ${ms(service.cpu - least)} per detail (its own work beyond the ceiling's; one run's noise can make it negative).`,
   ];
   return { text: lines.join('\n'), failed: summary.some((s) => s.errors > 0) };
 }

@@ -11,7 +11,7 @@ import type { Middleware } from 'koa';
 /**
  * What helmet does to every answer, asked of it once: with no function among its options (no
  * per-request nonce) its headers are the same for every request, and running its dozen middleware
- * per request cost more than a quarter of the request log's time (bench --framework-floor).
+ * per request cost about as much as the request's log line (15 µs; bench --framework-floor).
  */
 function headersOf(options: HelmetOptions): [set: [string, string][], removed: string[]] {
   const set: [string, string][] = [];
