@@ -30,7 +30,7 @@ export const DEFAULT_BOUNDS: DatabaseBounds = { statementTimeoutMs: 30_000, lock
 export const boundsOf = (config: DatabaseConfig): DatabaseBounds => ({ ...DEFAULT_BOUNDS, ...config.bounds });
 
 /** For work that is long by nature (migrations, seeding): bounds protect requests, not maintenance. */
-export const unbounded = (config: DatabaseConfig): DatabaseConfig => ({
+export const unbounded = <C extends DatabaseConfig>(config: C): C => ({
   ...config,
   bounds: { ...config.bounds, statementTimeoutMs: 0, lockTimeoutMs: 0 },
 });

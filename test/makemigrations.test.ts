@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import knexFactory from 'knex';
 import { Registry, loadDeclarations } from '../engine/registry/registry.js';
 import { readSchema } from '../engine/schema/catalogue.js';
-import { embeddedDatabase } from '../engine/storage/connect.js';
+import { embeddedDatabase } from '../engine/storage/embedded.js';
 import { Client } from './support/client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { Samples } from './support/samples.js';

@@ -13,7 +13,7 @@ import { expect } from 'chai';
 import { Client } from './support/client.js';
 import { createTestDatabase, describeWithServer, type TestDatabase } from './support/database.js';
 import { created, unique } from './support/fixtures.js';
-import { preloadOption } from './support/loaded-modules.js';
+import { packagesOf, preloadOption } from './support/loaded-modules.js';
 import { OtlpReceiver, SPAN_KIND, type ReceivedSpan } from './support/otlp-receiver.js';
 import { startServiceProcess } from './support/processes.js';
 import { until } from './support/wait.js';
@@ -30,7 +30,7 @@ async function startObserved(db: TestDatabase, env: Record<string, string>) {
     expect(await service.stop()).to.equal(0);
     const files = fs.readFileSync(loadedFile, 'utf8').split('\n');
     fs.rmSync(path.dirname(loadedFile), { recursive: true, force: true });
-    return [...new Set(files.flatMap((f) => /node_modules\/(@opentelemetry\/[^/]+)\//.exec(f)?.[1] ?? []))];
+    return [...packagesOf(files)].filter((name) => name.startsWith('@opentelemetry/'));
   };
   return { service, stop };
 }

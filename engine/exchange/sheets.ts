@@ -6,7 +6,6 @@
  * shows it (the header is row 1), which is what errors name.
  */
 import { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
 import { badRequest, DetailError } from '../errors.js';
 import type { Cell } from './columns.js';
 import { loadExcel, openArchive } from './excel.js';
@@ -36,6 +35,7 @@ export const unsupportedSheet = (given: string) =>
   new DetailError(415, `Unsupported media type "${given}" in request: send ${CSV_TYPE}, ${XLSX_TYPE} or multipart/form-data with one such file.`);
 
 async function* csvRows(bytes: Buffer): AsyncGenerator<SheetRow> {
+  const { parse } = await import('csv-parse');
   const parser = Readable.from([bytes]).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: false }));
   let number = 0;
   try {

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import busboy from 'busboy';
+import type Busboy from 'busboy';
 import { parse as parseDisposition } from 'content-disposition';
 import type { Context } from 'koa';
 import { badRequest, ValidationError } from '../errors.js';
@@ -48,9 +48,11 @@ function rawFile(ctx: Context, slot: string): IncomingFile {
 }
 
 /** The first file part; the rest of the body is read and dropped as the parser goes on. */
-function multipartFile(ctx: Context, slot: string): Promise<IncomingFile> {
+async function multipartFile(ctx: Context, slot: string): Promise<IncomingFile> {
+  // loaded with the first multipart body (the body waits, paused, until it is piped)
+  const { default: busboy } = await import('busboy');
   return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
+    let parser: Busboy.Busboy;
     try {
       parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { files: 1, fields: 100, fieldSize: 64 * 1024 } });
     } catch (err) {

@@ -1,9 +1,9 @@
 /**
  * The admin app at `/app/` (sign-in, the records of every resource, API tokens): static files from
- * `engine/http/web`, read once at start-up, and `/app/metadata.json`, which describes the declared
- * resources (engine/admin/metadata.ts) and, like the OpenAPI document, is public. All served with a
- * the service-wide Content-Security-Policy (security-headers.ts: scripts from this origin only, no
- * inline script). `/` leads to the app.
+ * `engine/http/web`, read once at start-up, and `/app/metadata.json`, made when first asked for,
+ * which describes the declared resources (engine/admin/metadata.ts) and, like the OpenAPI document,
+ * is public. All served with the service-wide Content-Security-Policy (security-headers.ts: scripts
+ * from this origin only, no inline script). `/` leads to the app.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -25,10 +25,19 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
 };
 
-/** A file's answer; `no-cache` with an ETag: the browser asks every time, and gets 304 while it is unchanged. */
-function serving(type: string, body: Buffer | string) {
-  const etag = createHash('sha256').update(body).digest('base64url').slice(0, 27);
+/**
+ * A file's answer; `no-cache` with an ETag: the browser asks every time, and gets 304 while it is
+ * unchanged. `content` is made when first asked for (the metadata is most of a MiB, which most
+ * processes never serve) and kept.
+ */
+function serving(type: string, content: () => Buffer | string) {
+  let made: { body: Buffer | string; etag: string } | undefined;
+  const make = () => {
+    const body = content();
+    return { body, etag: createHash('sha256').update(body).digest('base64url').slice(0, 27) };
+  };
   return (ctx: Context) => {
+    const { body, etag } = (made ??= make());
     ctx.type = type;
     ctx.set('Cache-Control', 'no-cache');
     ctx.etag = etag;
@@ -44,7 +53,8 @@ export function mountAdminApp(router: Router, registry: Registry, services: Read
   for (const file of fs.readdirSync(WEB_DIR)) {
     const type = TYPES[path.extname(file)];
     if (!type) continue;
-    router.get(file === 'index.html' ? '/app' : `/app/${file}`, serving(type, fs.readFileSync(path.join(WEB_DIR, file))));
+    const bytes = fs.readFileSync(path.join(WEB_DIR, file));
+    router.get(file === 'index.html' ? '/app' : `/app/${file}`, serving(type, () => bytes));
   }
-  router.get('/app/metadata.json', serving(TYPES['.json']!, JSON.stringify(appMetadata(registry, services))));
+  router.get('/app/metadata.json', serving(TYPES['.json']!, () => JSON.stringify(appMetadata(registry, services))));
 }

@@ -5,7 +5,6 @@
  * of an idle one's), where most processes never serve it; its JSON is 3 MB of text, its YAML 4 MB.
  */
 import type Router from '@koa/router';
-import { stringify } from 'yaml';
 import type { ResourceService } from '../crud/service.js';
 import type { Registry } from '../registry/registry.js';
 import { buildDocument, INFO } from './document.js';
@@ -16,14 +15,16 @@ export function mountSchema(router: Router, registry: Registry, services: Readon
   const serialised: Partial<Record<Format, string>> = {};
   // the YAML is made from the JSON's text, not from a second build: one document per process, so both
   // say the same even where a build draws something at random (the example passwords)
-  const serialise = (format: Format): string =>
-    (serialised[format] ??= format === 'json' ? JSON.stringify(buildDocument(registry, services)) : stringify(JSON.parse(serialise('json'))));
-  router.get(SCHEMA_PATH, (ctx) => {
+  // (yaml is loaded only then, as it is asked for as seldom)
+  const serialise = async (format: Format): Promise<string> =>
+    (serialised[format] ??=
+      format === 'json' ? JSON.stringify(buildDocument(registry, services)) : (await import('yaml')).stringify(JSON.parse(await serialise('json'))));
+  router.get(SCHEMA_PATH, async (ctx) => {
     const format = typeof ctx.query.format === 'string' ? ctx.query.format : undefined;
     const chosen = negotiate(format, (...types) => ctx.accepts(...types));
     ctx.type = `${chosen.type}; charset=utf-8`;
     ctx.vary('Accept');
-    ctx.body = serialise(chosen.format);
+    ctx.body = await serialise(chosen.format);
   });
   mountSwaggerUi(router, INFO.title);
 }

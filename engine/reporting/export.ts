@@ -8,7 +8,6 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { create as contentDisposition } from 'content-disposition';
-import { stringify } from 'csv-stringify/sync';
 import type { Principal } from '../auth/users.js';
 import { fieldMask } from '../access/field-permissions.js';
 import type { ResourceService } from '../crud/service.js';
@@ -58,6 +57,7 @@ const escapedText = (cell: Cell): string => (typeof cell === 'string' ? escapeFo
 
 async function* csvChunks(rows: Rows, headers: string[], bom: boolean, escape: boolean): AsyncGenerator<string> {
   const text = escape ? escapedText : csvText;
+  const { stringify } = await import('csv-stringify/sync');
   yield stringify([headers.map(text)], { ...CSV, bom });
   for await (const batch of rows) yield stringify(batch.map((row) => row.map(text)), CSV);
 }

@@ -4,7 +4,8 @@
  * difference to the declared schema is returned as changes.
  */
 import type { Registry } from '../registry/registry.js';
-import { embeddedDatabase, embeddedStarted } from '../storage/connect.js';
+import { embeddedStarted } from '../storage/connect.js';
+import { embeddedDatabase } from '../storage/embedded.js';
 import { migrateLatest } from '../storage/migrate.js';
 import { readSchema } from './catalogue.js';
 import { desiredSchema } from './desired.js';

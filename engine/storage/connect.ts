@@ -2,19 +2,13 @@
  * The database: a pg pool on `DATABASE_URL`, or embedded PGlite persisted under the data directory.
  * Values are serialised to JSON in SQL (see serialise.ts), so both drivers answer alike.
  */
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import knexFactory, { type Knex } from 'knex';
-import ClientPgLite from 'knex-pglite';
 import type pg from 'pg';
 import { boundsOf, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
-import { lockDataDir } from './data-dir-lock.js';
 import { SilenceWatch } from './silent-server.js';
 import { boundStatements, CUSTOM_PLANS, KEEP_HEAP } from './statements.js';
 import { LEFT_UNREAD } from './text-pieces.js';
-
-type ClientClass = typeof knexFactory.Client;
 
 /** A server that does not answer fails a connection after this long instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -27,62 +21,7 @@ const SILENCE_GRACE_MS = 2_000;
 // stack on stdout, among the JSON log lines. A connection that broke is replaced, and a request
 // that met the break reports it, so knex's note on discarding it adds nothing; nor does one closed on purpose.
 const REPORTED = /^(Acquire connection error|Connection Error: )/;
-const log = { warn: (message: string) => void (REPORTED.test(message) || message.endsWith(LEFT_UNREAD) || process.stderr.write(`${message}\n`)) };
-
-/**
- * knex-pglite names a delete's command "DEL" (Knex's method name, upper-cased) where Knex's pg
- * client looks for "DELETE" to answer the number of rows deleted: every `.delete()` answered the
- * whole driver result, which no count compares to.
- */
-type Responding = new (config: Knex.Config) => { processResponse(obj: { method?: string }, runner: unknown): unknown };
-const PGliteClient = class extends (ClientPgLite as unknown as Responding) {
-  override processResponse(obj: { method?: string }, runner: unknown): unknown {
-    return super.processResponse(obj.method === 'del' ? { ...obj, method: 'delete' } : obj, runner);
-  }
-} as unknown as ClientClass;
-
-/**
- * Knex on an embedded database with the extensions the migrations create (pg_trgm, for trigram
- * indexes): PGlite bundles them, but loads only those it is given. In memory without `dataDir`.
- */
-export function embeddedDatabase(dataDir?: string, client: ClientClass = PGliteClient): Knex {
-  const pglite = new PGlite({ dataDir, extensions: { pg_trgm } });
-  return knexFactory({ client, dialect: 'postgres', connection: { pglite }, log } as Knex.Config);
-}
-
-/**
- * Waits for an embedded database's PGlite to start. Its start (WebAssembly, and initdb for a new
- * directory or in memory) happens inside Knex's first connection, whose creation the pool gives
- * 30 s: a busy machine exceeded that, and the start failed with Knex's "Timeout acquiring a
- * connection". Awaited first, the start takes what it takes.
- */
-export async function embeddedStarted(db: Knex): Promise<void> {
-  await (db.client as { pglite?: PGlite }).pglite?.waitReady;
-}
-
-/** PGlite through Knex, releasing the data directory's lock on `destroy`. */
-function releasing(release: () => void): ClientClass {
-  return class extends PGliteClient {
-    override async destroy(callback?: (error?: unknown) => void): Promise<void> {
-      try {
-        await super.destroy(callback);
-      } finally {
-        release();
-      }
-    }
-  } as ClientClass;
-}
-
-/** The embedded database in `dir`, locked before PGlite opens it and until the Knex instance is destroyed. */
-function lockedEmbedded(dir: string): Knex {
-  const release = lockDataDir(dir);
-  try {
-    return embeddedDatabase(`file://${dir}`, releasing(release));
-  } catch (err) {
-    release();
-    throw err;
-  }
-}
+export const log = { warn: (message: string) => void (REPORTED.test(message) || message.endsWith(LEFT_UNREAD) || process.stderr.write(`${message}\n`)) };
 
 /**
  * A channel every pooled server connection listens on. A session hears its own notifications
@@ -131,38 +70,46 @@ const outsideTransaction = (conn: pg.Client): boolean => {
   return status !== 'T' && status !== 'E';
 };
 
-export function connect(config: DatabaseConfig, listen?: Listen): Knex {
-  if (config.databaseUrl) {
-    const bounds = boundsOf(config);
-    const connection: pg.ClientConfig = {
-      connectionString: config.databaseUrl,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      // the server cancels what runs or waits too long, so one slow request cannot hold the pool
-      statement_timeout: bounds.statementTimeoutMs,
-      lock_timeout: bounds.lockTimeoutMs,
-      // JIT compiles a statement for its estimated cost: an unpaged list estimates the whole table and
-      // waited most of a second for its first records, while the service's statements are index-driven
-      // and gain nothing from it (docs/performance.md, "JIT")
-      options: '-c jit=off',
-      // a server that vanished without closing the socket is noticed instead of waited on forever
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    };
-    return knexFactory({
-      client: 'pg',
-      connection: connection as Knex.PgConnectionConfig,
-      pool: {
-        min: 0,
-        max: bounds.poolSize,
-        acquireTimeoutMillis: bounds.acquireTimeoutMs || 2 ** 31 - 1,
-        validate: outsideTransaction,
-        // a frozen server enforces no statement_timeout: the client bounds its silence instead
-        afterCreate: preparing(bounds.preparedStatements, bounds.statementTimeoutMs ? new SilenceWatch(bounds.statementTimeoutMs + SILENCE_GRACE_MS) : undefined, listen),
-      },
-      log,
-    });
-  }
-  return lockedEmbedded(config.dataDir);
+/** A pool on a server; the embedded database is opened by openDatabase alone (embedded.ts, loaded only then). */
+export function connect(config: DatabaseConfig & { databaseUrl: string }, listen?: Listen): Knex {
+  const bounds = boundsOf(config);
+  const connection: pg.ClientConfig = {
+    connectionString: config.databaseUrl,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // the server cancels what runs or waits too long, so one slow request cannot hold the pool
+    statement_timeout: bounds.statementTimeoutMs,
+    lock_timeout: bounds.lockTimeoutMs,
+    // JIT compiles a statement for its estimated cost: an unpaged list estimates the whole table and
+    // waited most of a second for its first records, while the service's statements are index-driven
+    // and gain nothing from it (docs/performance.md, "JIT")
+    options: '-c jit=off',
+    // a server that vanished without closing the socket is noticed instead of waited on forever
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+  return knexFactory({
+    client: 'pg',
+    connection: connection as Knex.PgConnectionConfig,
+    pool: {
+      min: 0,
+      max: bounds.poolSize,
+      acquireTimeoutMillis: bounds.acquireTimeoutMs || 2 ** 31 - 1,
+      validate: outsideTransaction,
+      // a frozen server enforces no statement_timeout: the client bounds its silence instead
+      afterCreate: preparing(bounds.preparedStatements, bounds.statementTimeoutMs ? new SilenceWatch(bounds.statementTimeoutMs + SILENCE_GRACE_MS) : undefined, listen),
+    },
+    log,
+  });
+}
+
+/**
+ * Waits for an embedded database's PGlite to start (at once on a server). Its start (WebAssembly,
+ * and initdb for a new directory or in memory) happens inside Knex's first connection, whose creation
+ * the pool gives 30 s: a busy machine exceeded that, and the start failed with Knex's "Timeout
+ * acquiring a connection". Awaited first, the start takes what it takes.
+ */
+export async function embeddedStarted(db: Knex): Promise<void> {
+  await (db.client as { pglite?: { waitReady: Promise<void> } }).pglite?.waitReady;
 }
 
 const reason = (err: unknown): string =>
@@ -170,10 +117,11 @@ const reason = (err: unknown): string =>
 
 /** The database once it has answered a query; one that cannot be reached or opened is a StartupError naming the setting. */
 export async function openDatabase(config: DatabaseConfig, listen?: Listen): Promise<Knex> {
-  const db = connect(config, listen);
-  const what = config.databaseUrl ? `the database at ${redactUrl(config.databaseUrl)} (DATABASE_URL)` : `the embedded database in ${config.dataDir} (BMS_DATA_DIR)`;
+  const url = config.databaseUrl;
+  const db = url ? connect({ ...config, databaseUrl: url }, listen) : (await import('./embedded.js')).lockedEmbedded(config.dataDir);
+  const what = url ? `the database at ${redactUrl(url)} (DATABASE_URL)` : `the embedded database in ${config.dataDir} (BMS_DATA_DIR)`;
   try {
-    if (!config.databaseUrl) await embeddedStarted(db);
+    await embeddedStarted(db);
     await firstAnswer(db);
     return db;
   } catch (err) {

@@ -50,8 +50,9 @@ export async function migrateLatest(knex: Knex): Promise<string[]> {
  * embedded database has no bounds and admits one client only.
  */
 export async function migrateForService(db: Knex, config: DatabaseConfig): Promise<string[]> {
-  if (!config.databaseUrl) return migrateLatest(db);
-  const own = connect(unbounded({ ...config, bounds: { ...config.bounds, poolSize: 1 } }));
+  const databaseUrl = config.databaseUrl;
+  if (!databaseUrl) return migrateLatest(db);
+  const own = connect(unbounded({ ...config, databaseUrl, bounds: { ...config.bounds, poolSize: 1 } }));
   try {
     return await migrateLatest(own);
   } finally {
