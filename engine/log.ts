@@ -16,9 +16,18 @@ function censorNestedSecrets(object: Record<string, unknown>): Record<string, un
   let copy: Record<string, unknown> | undefined;
   for (const key in object) {
     const value = object[key];
-    if (typeof value === 'object' && value !== null && SECRET in value) (copy ??= { ...object })[key] = { ...value, [SECRET]: CENSOR };
+    if (typeof value === 'object' && value !== null && SECRET in value) (copy ??= { ...object })[key] = censored(value);
   }
   return copy ?? object;
+}
+
+/**
+ * A copy of `value` with its password censored. An error stays one, with its message and stack
+ * (not enumerable, so a spread would drop them), for pino's error serialiser to write out.
+ */
+function censored(value: object): object {
+  if (!(value instanceof Error)) return { ...value, [SECRET]: CENSOR };
+  return Object.assign(Object.create(Object.getPrototypeOf(value) as object) as Error, value, { message: value.message, stack: value.stack, [SECRET]: CENSOR });
 }
 
 /** The longest a line waits in the buffer. */

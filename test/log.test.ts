@@ -82,4 +82,19 @@ describe('log buffer', function () {
     expect(plain).to.include({ status: 200, ms: 1.5, user: 3, ok: true, msg: 'plain' });
     expect(check).to.include({ untouched: true });
   });
+
+  it('censors the password an error carries and keeps its type, message and stack', async () => {
+    const { lines } = await logged(`
+      const log = createLogger('info');
+      const err = Object.assign(new TypeError('connection refused'), { password: 'secret-6', code: 'ECONNREFUSED' });
+      log.error({ err }, 'failed');
+      log.info({ kept: err.password === 'secret-6' }, 'the error as given');
+      process.exit(0);
+    `);
+    expect(lines.join('\n')).not.to.include('secret-6');
+    const [failed, check] = lines.map((l) => JSON.parse(l) as { err: Record<string, unknown> } & Record<string, unknown>);
+    expect(failed!.err).to.include({ type: 'TypeError', message: 'connection refused', password: '[redacted]', code: 'ECONNREFUSED' });
+    expect(failed!.err.stack).to.match(/^TypeError: connection refused\n\s+at /);
+    expect(check).to.include({ kept: true });
+  });
 });
