@@ -10,17 +10,15 @@
  * Settings as the service's: DATABASE_URL, HOST, PORT, WEB_CONCURRENCY (the same node:cluster
  * supervision), and a pool of 10 connections per process.
  */
-import cluster from 'node:cluster';
 import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
 import { hashTokenKey } from '../engine/auth/tokens.js';
-import { superviseWorkers } from '../engine/cluster.js';
-import { createLogger, type Logger } from '../engine/log.js';
 import { containsPattern } from '../engine/storage/sql.js';
 import { KEEP_HEAP } from '../engine/storage/statements.js';
 import * as sql from './ceiling-sql.js';
 import { CeilingFiles } from './ceiling-files.js';
+import { runBenchServer } from './serve.js';
 
 type Answer = [status: number, body: string];
 
@@ -121,7 +119,7 @@ async function answer(pool: pg.Pool, req: http.IncomingMessage): Promise<Answer>
   return id === undefined ? create(pool, req, user) : patch(pool, req, id, user);
 }
 
-function serve(log: Logger): void {
+runBenchServer(8001, () => {
   // the ceiling's writes are not captured (no audit entry, no webhook event) unless the bench says so: the service is held
   // against writes without them; its sessions run without JIT, as the service's do
   const captured = process.env[sql.CEILING_CAPTURES] === 'true';
@@ -130,7 +128,7 @@ function serve(log: Logger): void {
   const keepHeap = async (client: pg.ClientBase) => void (await client.query(KEEP_HEAP).catch(() => undefined));
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, options: `${captured ? '' : '-c bms.capture=off '}-c jit=off`, onConnect: keepHeap });
   const files = new CeilingFiles(path.join(process.env.BMS_DATA_DIR ?? 'data', 'ceiling-files'));
-  const server = http.createServer((req, res) => {
+  const listener: http.RequestListener = (req, res) => {
     if (files.handles(req)) {
       principalOf(pool, req.headers.authorization)
         .then(() => files.serve(req, res))
@@ -157,19 +155,6 @@ function serve(log: Logger): void {
         res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
         res.end(text);
       });
-  });
-  server.keepAliveTimeout = 65_000;
-  const [host, port] = [process.env.HOST ?? '127.0.0.1', Number(process.env.PORT ?? 8001)];
-  server.listen(port, host, () => log.info({ url: `http://${host}:${port}` }, 'listening'));
-  const stop = () => {
-    server.close(() => void pool.end().then(() => process.exit(0)));
-    server.closeIdleConnections();
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-}
-
-const log = createLogger('info');
-const workers = Number(process.env.WEB_CONCURRENCY ?? 1);
-if (workers > 1 && cluster.isPrimary) superviseWorkers(workers, log);
-else serve(log);
+  return { listener, close: () => pool.end() };
+});

@@ -8,16 +8,14 @@
  *   log, error rendering, security headers, path conventions) before the router, as in the service.
  * Settings as the ceiling's: HOST, PORT, WEB_CONCURRENCY; the log goes to stdout as the service's.
  */
-import cluster from 'node:cluster';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { superviseWorkers } from '../engine/cluster.js';
 import { useFront } from '../engine/http/front.js';
 import { sendJson } from '../engine/http/json-response.js';
-import { createLogger, type Logger } from '../engine/log.js';
+import type { Logger } from '../engine/log.js';
 import { FLOOR_SETTING, FLOOR_STACKS, type FloorStack } from './framework-floor.js';
+import { runBenchServer } from './serve.js';
 
 const FLOOR_PATH = /^\/api\/issue\/issue\/\d+$/;
 
@@ -67,26 +65,9 @@ function koaHandler(stack: FloorStack, log: Logger): http.RequestListener {
   return koa.callback();
 }
 
-function serve(stack: FloorStack, log: Logger): void {
-  const server = http.createServer(stack === 'node' ? nodeHandler() : koaHandler(stack, log));
-  server.keepAliveTimeout = 65_000;
-  const [host, port] = [process.env.HOST ?? '127.0.0.1', Number(process.env.PORT ?? 8002)];
-  // PORT 0: a free port, which the line says
-  server.listen(port, host, () => log.info({ url: `http://${host}:${(server.address() as AddressInfo).port}`, stack }, 'listening'));
-  const stop = () => {
-    server.close(() => process.exit(0));
-    server.closeIdleConnections();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-}
-
 const stack = process.env[FLOOR_SETTING] as FloorStack | undefined;
 if (!stack || !FLOOR_STACKS.includes(stack)) {
   process.stderr.write(`${FLOOR_SETTING} must be one of ${FLOOR_STACKS.join(', ')}\n`);
   process.exit(2);
 }
-const log = createLogger('info');
-const workers = Number(process.env.WEB_CONCURRENCY ?? 1);
-if (workers > 1 && cluster.isPrimary) superviseWorkers(workers, log);
-else serve(stack, log);
+runBenchServer(8002, (log) => ({ listener: stack === 'node' ? nodeHandler() : koaHandler(stack, log), bindings: { stack } }));
