@@ -11,7 +11,9 @@ import { typeOf } from '../engine/fields/index.js';
 import { loadRegistry } from '../engine/registry/registry.js';
 import type { Field } from '../engine/registry/resource.js';
 import { lookupsOf } from '../engine/crud/filters.js';
+import { columnTypes } from '../engine/schema/desired.js';
 import { indexesOf } from '../engine/schema/index-policy.js';
+import { shortType } from '../engine/schema/model.js';
 import { suite } from './support/hooks.js';
 
 const registry = await loadRegistry();
@@ -139,6 +141,11 @@ describe('migrations agree with the declarations', () => {
           expect(c?.default, `${fk.column} default`).to.equal(null);
         }
         expect([...table!.keys()].sort()).to.deep.equal([...expected].sort());
+      });
+
+      it('has each column of the type the write statements give its value (json_to_record)', () => {
+        const table = [...columns.get(resource.table)!.values()].map((c) => [c.name, shortType(c.type)]);
+        expect(Object.fromEntries(columnTypes(resource))).to.deep.equal(Object.fromEntries(table));
       });
 
       it('has a unique constraint on exactly each unique column, and on no other single column', () => {

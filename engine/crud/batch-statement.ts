@@ -209,7 +209,7 @@ export class BatchStatement {
     const served = `(select row_to_json(s) from (select ${selectList(resource)} from ${OLD} ${ROW} where ${ROW}.id = p.id) s)`;
     const which = run.served ? 'true' : `p.id = (select min(f.id) from ${PER} f where f.r is not null or f.m)`;
     const records = `(select json_agg(json_build_object('id', p.id, 'references', p.r::json, 'existing', ${served}) order by p.id) from ${PER} p where ${which})`;
-    const parts = [inputs, locked, valuesRow(resource), perRecord, diagnostics, ...writes];
+    const parts = [inputs, locked, valuesRow(resource, Object.keys(w.row)), perRecord, diagnostics, ...writes];
     return frag(
       `with ${parts.map((p) => p.sql).join(', ')} select ${DIAG}.d as diagnostics, ${records} as records, (select json_agg(id order by id) from ${OLD}) as ids from ${DIAG}`,
       parts.flatMap((p) => p.bindings),

@@ -15,7 +15,7 @@ import type { Resource } from '../registry/resource.js';
 import { referenceErrors, type ReferenceDiagnostics } from '../write/diagnostics.js';
 import type { Validated, Values } from './body.js';
 import { rowsOf, type Row } from './rows.js';
-import { diagnosticsObject, DIAG, IN, intArray, NEW, part, referenceDiagnostics, stateLog, V, type StatementWrites, type Write } from './write-statement.js';
+import { diagnosticsObject, DIAG, IN, intArray, NEW, part, referenceDiagnostics, stateLog, typedValues, V, type StatementWrites, type Write } from './write-statement.js';
 
 /** A row of the batch: its drawn id, its column values and its links' ids (in the order of the shape's links). */
 export interface NewRow {
@@ -43,7 +43,7 @@ export function createManyStatement(shape: Write, rows: readonly NewRow[], log =
   const input = frag(`${IN} as (select (r.j ->> 'id')::int as w_id, r.j -> 'row' as w_row${linkColumns} from json_array_elements(?::json) r(j))`, [
     JSON.stringify(rows.map((r) => ({ id: r.id, row: r.row, l: r.links.map(intArray) }))),
   ]);
-  const each = `${IN} cross join lateral json_populate_record(null::${table}, ${IN}.w_row) ${V}`;
+  const each = `${IN} cross join lateral ${typedValues(shape.resource, Object.keys(shape.row), `${IN}.w_row`)}`;
   const found = diagnosticsObject(referenceDiagnostics(shape));
   const diagnostics = frag(`${DIAG} as (select ${IN}.w_id, ${found.sql}::text as d from ${each})`, found.bindings);
   const insert = frag(

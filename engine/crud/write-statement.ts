@@ -24,6 +24,8 @@ import { buildSelectList, jsonRows, ROW, selectList } from '../storage/serialise
 import { entityTagSql, type Precondition } from '../storage/entity-tag.js';
 import { prepared } from '../storage/statements.js';
 import { frag, joinFragments, q, TRUE, type Fragment } from '../storage/sql.js';
+import { columnTypes } from '../schema/desired.js';
+import { literal } from '../schema/model.js';
 import { overlaps, overlapSql, type Overlap } from '../write/no-overlap.js';
 import { straysSql } from '../write/shared-parent.js';
 import { stillReferenced, stillReferencedSql, type StillReferenced } from '../write/protect.js';
@@ -96,8 +98,23 @@ function inputs(w: Write, id: number | undefined): Fragment {
   return frag(`${IN} as (select ${parts.map((p) => p.sql).join(', ')})`, parts.flatMap((p) => p.bindings));
 }
 
-/** The values as a row of the resource's table (columns not set are null; only those set are written). */
-export const valuesRow = (resource: Resource): Fragment => frag(`${V} as (select v.* from ${IN}, json_populate_record(null::${q(resource.table)}, ${IN}.w_row) v)`);
+/**
+ * `json` (SQL of a JSON object) as the record `V` of the `columns` it sets, each typed as its
+ * table's column is: json_populate_record's conversion, without building and filling every other
+ * column of the table's row type (about 20 µs of PostgreSQL's time per PATCH of one column).
+ */
+export function typedValues(resource: Resource, columns: readonly string[], json: string): string {
+  const types = columnTypes(resource);
+  const typed = columns.map((c) => {
+    const type = types.get(c);
+    if (type === undefined) throw new Error(`${resource.key}: no column "${c}" in its table`);
+    return `${q(c)} ${type}`;
+  });
+  return typed.length ? `json_to_record(${json}) as ${V}(${typed.join(', ')})` : `(select) ${V}`;
+}
+
+/** The values set, as `V` (only those set are read and written). */
+export const valuesRow = (resource: Resource, columns: readonly string[]): Fragment => frag(`${V} as (select ${V}.* from ${IN}, ${typedValues(resource, columns, `${IN}.w_row`)})`);
 
 /** `fk`'s value after the write, as SQL. */
 function nextKey(w: Write, fk: { writeName: string; column: string }): string {
@@ -188,7 +205,9 @@ export function moveGuards(w: Write): Fragment[] {
     .map((f) => {
       const [to, from] = [`${V}.${q(f.column!)}`, `${OLD}.${q(f.column!)}`];
       const transitions = f.spec.type === 'state' ? f.spec.transitions : {};
-      return frag(`(${to} = ${from} or ${to} = any(array(select json_array_elements_text(?::json -> ${from}))))`, [JSON.stringify(transitions)]);
+      // the declared moves as constant pairs: no JSON parsed and unnested per write
+      const pairs = Object.entries(transitions).flatMap(([a, targets]) => (targets ?? []).map((b) => `(${literal(a)}, ${literal(b)})`));
+      return frag(`(${to} = ${from}${pairs.length ? ` or (${from}, ${to}) in (${pairs.join(', ')})` : ''})`);
     });
 }
 
@@ -247,7 +266,7 @@ function createStatement(w: Write, list: string): Fragment {
     `${NEW} as (insert into ${table} (${columns.join(', ')}) select ${columns.map((c) => `${V}.${c}`).join(', ')} from ${V}, ${IN}, ${DIAG} where ${w.refused || w.dryRun ? 'false' : `${DIAG}.d = '{}'`} returning *${named.sql})`,
     named.bindings,
   );
-  return answered(w, [inputs(w, undefined), valuesRow(w.resource), diagnostics, insert, ...linkWrites(w), ...stateLog(w)], list);
+  return answered(w, [inputs(w, undefined), valuesRow(w.resource, Object.keys(w.row)), diagnostics, insert, ...linkWrites(w), ...stateLog(w)], list);
 }
 
 /**
@@ -292,18 +311,23 @@ function lockedVerdict(resource: Resource, user: Principal, precondition: Precon
 function updateStatement(w: Write, id: number, list: string, precondition: Precondition | undefined): Fragment {
   const table = q(w.resource.table);
   const sets = [...Object.keys(w.row).map((c) => `${q(c)} = ${V}.${q(c)}`), 'modified = current_timestamp'];
-  const references = diagnosticsObject([...referenceDiagnostics(w), ...ruleDiagnostics(w)]);
+  const diagnosed = [...referenceDiagnostics(w), ...ruleDiagnostics(w)];
+  const references = diagnosed.length ? diagnosticsObject(diagnosed) : undefined;
   const moves = joinFragments(moveGuards(w), 'and');
   const first = lockedVerdict(w.resource, w.user, precondition);
+  // with no reference or rule to diagnose, their object is the constant '{}' (a lateral less: about 30 µs of PostgreSQL's time per PATCH);
   // a refusal by the rules carries the record as served, against which the process words states and order as the checks do
+  const [refs, refused, lateral] = references
+    ? ['r.d', ` or r.d::text <> '{}'`, frag(` cross join lateral (select ${references.sql} as d) r`, references.bindings)]
+    : [`'{}'::json`, '', frag('')];
   const verdict = frag(
     `${DIAG} as (select case ${first.sql} ` +
-      `when ${w.refused} or (${moves.sql}) is not true or r.d::text <> '{}' then json_build_object('references', r.d, 'existing', (${jsonRows(selectList(w.resource), `${OLD} ${ROW}`)})::json)::text ` +
-      `else '{}' end as d from (select 1) w_one left join ${OLD} on true cross join ${V} cross join ${IN} cross join lateral (select ${references.sql} as d) r)`,
-    [...first.bindings, ...moves.bindings, ...references.bindings],
+      `when ${w.refused} or (${moves.sql}) is not true${refused} then json_build_object('references', ${refs}, 'existing', (${jsonRows(selectList(w.resource), `${OLD} ${ROW}`)})::json)::text ` +
+      `else '{}' end as d from (select 1) w_one left join ${OLD} on true cross join ${V} cross join ${IN}${lateral.sql})`,
+    [...first.bindings, ...moves.bindings, ...lateral.bindings],
   );
   const write = frag(`${NEW} as (update ${table} ${ROW} set ${sets.join(', ')} from ${OLD}, ${V}, ${IN}, ${DIAG} where ${ROW}.id = ${OLD}.id and ${DIAG}.d = '{}'${w.dryRun ? ' and false' : ''} returning ${ROW}.*)`);
-  const parts = [inputs(w, id), locked(w.resource, w.user), valuesRow(w.resource), verdict, write, ...linkWrites(w), ...stateLog(w)];
+  const parts = [inputs(w, id), locked(w.resource, w.user), valuesRow(w.resource, Object.keys(w.row)), verdict, write, ...linkWrites(w), ...stateLog(w)];
   return answered(w, parts, list);
 }
 

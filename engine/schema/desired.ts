@@ -25,16 +25,18 @@ function emptyTable(name: string, about: string): Table {
 }
 
 /** id, uuid, created, modified, created_by and remote_key (CONTRACT 2), as every resource table has them. */
+const recordColumns = (): Column[] => [
+  { name: 'id', type: 'integer', nullable: false, default: SERIAL },
+  { name: 'uuid', type: 'uuid', nullable: false, default: RANDOM_UUID },
+  { name: 'created', type: 'timestamptz(3)', nullable: false, default: NOW },
+  { name: 'modified', type: 'timestamptz(3)', nullable: false, default: NOW },
+  { name: 'created_by', type: 'integer', nullable: true, default: null },
+  { name: 'remote_key', type: 'varchar(255)', nullable: true, default: null },
+];
+
 function recordTable(resource: Resource, usersTable: string): Table {
   const t = emptyTable(resource.table, resource.path);
-  t.columns.push(
-    { name: 'id', type: 'integer', nullable: false, default: SERIAL },
-    { name: 'uuid', type: 'uuid', nullable: false, default: RANDOM_UUID },
-    { name: 'created', type: 'timestamptz(3)', nullable: false, default: NOW },
-    { name: 'modified', type: 'timestamptz(3)', nullable: false, default: NOW },
-    { name: 'created_by', type: 'integer', nullable: true, default: null },
-    { name: 'remote_key', type: 'varchar(255)', nullable: true, default: null },
-  );
+  t.columns.push(...recordColumns());
   t.primaryKey = ['id'];
   t.uniques.push({ columns: ['uuid'] }, { columns: ['remote_key'] });
   t.foreignKeys.push({ column: 'created_by', table: usersTable, onDelete: 'SET NULL' });
@@ -48,6 +50,8 @@ function fieldColumn(f: Field): Column {
   return { name: f.column!, type: sqlType(spec), nullable: f.nullable, default: value === undefined ? null : { sql: valueSql(value), value } };
 }
 
+const keyColumn = (fk: Resource['foreignKeys'][number]): Column => ({ name: fk.column, type: 'integer', nullable: !fk.required, default: null });
+
 function addFields(t: Table, resource: Resource): void {
   for (const f of resource.fields) {
     if (!f.column) continue;
@@ -57,10 +61,22 @@ function addFields(t: Table, resource: Resource): void {
     if (f.spec.unique) t.uniques.push({ columns: [f.column] });
   }
   for (const fk of resource.foreignKeys) {
-    t.columns.push({ name: fk.column, type: 'integer', nullable: !fk.required, default: null });
+    t.columns.push(keyColumn(fk));
     t.foreignKeys.push({ column: fk.column, table: fk.target.table, onDelete: ON_DELETE[fk.spec.onDelete] });
   }
   t.indexes.push(...indexesOf(resource));
+}
+
+const typesKept = new WeakMap<Resource, ReadonlyMap<string, string>>();
+
+/** Each column of `resource`'s table with its SQL type, as desiredSchema makes it (the write statements' typed values). */
+export function columnTypes(resource: Resource): ReadonlyMap<string, string> {
+  let types = typesKept.get(resource);
+  if (types === undefined) {
+    const columns = [...recordColumns(), ...resource.fields.filter((f) => f.column).map(fieldColumn), ...resource.foreignKeys.map(keyColumn)];
+    typesKept.set(resource, (types = new Map(columns.map((c) => [c.name, c.type]))));
+  }
+  return types;
 }
 
 function joinTables(schema: Schema, resource: Resource): void {
