@@ -148,6 +148,9 @@ describe('issue module', () => {
       const moved = await admin.patch(`/api/issue/issue/${ok.id}`, { tracker_id: other.id });
       expect(moved.status).to.equal(400);
       expect(moved.body.category_ids[0]).to.match(/does not belong to tracker/);
+      // the parent named is the one the record keeps, read with the refusal
+      const linked = await admin.patch(`/api/issue/issue/${ok.id}`, { category_ids: [theirs.id] });
+      expect([linked.status, linked.body]).to.deep.equal([400, { category_ids: [`Category ${theirs.id} does not belong to tracker ${tracker.id}.`] }]);
       const movedWithCategories = await admin.patch(`/api/issue/issue/${ok.id}`, { tracker_id: other.id, category_ids: [theirs.id] });
       expect(movedWithCategories.status).to.equal(200);
       expect(movedWithCategories.body.categories).to.deep.equal([theirs.id]);

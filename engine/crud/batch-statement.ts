@@ -27,7 +27,8 @@ import { stillReferenced, stillReferencedSql, type StillReferenced } from '../wr
 import type { Values } from './body.js';
 import { rowsOf, type Row } from './rows.js';
 import { rowValues, type Db } from './store.js';
-import { current, DIAG, diagnosticsObject, IN, intArray, moveGuards, NEW, OLD, part, referenceDiagnostics, stateLog, V, valuesRow, type Write } from './write-statement.js';
+import { current, diagnosticsObject, intArray, moveGuards, referenceDiagnostics, stateLog, valuesRow, type Write } from './write-statement.js';
+import { DIAG, IN, NEW, OLD, part, V } from '../write/parts.js';
 
 /** One batch action: the ids (without repeats, in the order sent), what it sets, and the body's errors found so far. */
 export interface BatchInput {

@@ -15,7 +15,8 @@ import type { Resource } from '../registry/resource.js';
 import { referenceErrors, type ReferenceDiagnostics } from '../write/diagnostics.js';
 import type { Validated, Values } from './body.js';
 import { rowsOf, type Row } from './rows.js';
-import { diagnosticsObject, DIAG, IN, intArray, NEW, part, referenceDiagnostics, stateLog, typedValues, V, type StatementWrites, type Write } from './write-statement.js';
+import { diagnosticsObject, intArray, referenceDiagnostics, stateLog, typedValues, type StatementWrites, type Write } from './write-statement.js';
+import { DIAG, IN, NEW, part, V } from '../write/parts.js';
 
 /** A row of the batch: its drawn id, its column values and its links' ids (in the order of the shape's links). */
 export interface NewRow {

@@ -31,15 +31,13 @@ import { straysSql } from '../write/shared-parent.js';
 import { stillReferenced, stillReferencedSql, type StillReferenced } from '../write/protect.js';
 import type { Validated, Values } from './body.js';
 import { checkOrder } from '../write/order.js';
-import { STATEMENT_PARTS } from '../write/parts.js';
+import { DIAG, IN, NEW, OLD, part, REF, V } from '../write/parts.js';
+import { refusedRecord } from '../write/refused-record.js';
 import { checkStates } from '../write/state.js';
 import { closesCycle } from '../write/tree.js';
 import { rowsOf, uniqueIds, type Row } from './rows.js';
 import { rowValues, type Db } from './store.js';
 
-/** The name of a part of the statement (no declared table is named so). */
-export const part = (name: string): string => `${STATEMENT_PARTS}${name}`;
-export const [IN, OLD, V, NEW, REF, DIAG] = [part('in'), part('old'), part('v'), part('new'), part('ref'), part('diag')];
 
 interface Link {
   m: ManyToManyRef;
@@ -61,7 +59,7 @@ interface LockedDiagnostics {
 /** What an update statement says when it did not write (see updateStatement). */
 interface UpdateDiagnostics extends LockedDiagnostics {
   references?: ReferenceDiagnostics;
-  /** The record as served, when the rules refused the update. */
+  /** When the rules refused the update: the record's fields that their words read (write/refused-record.ts). */
   existing?: Row;
 }
 
@@ -316,13 +314,13 @@ function updateStatement(w: Write, id: number, list: string, precondition: Preco
   const moves = joinFragments(moveGuards(w), 'and');
   const first = lockedVerdict(w.resource, w.user, precondition);
   // with no reference or rule to diagnose, their object is the constant '{}' (a lateral less: about 30 µs of PostgreSQL's time per PATCH);
-  // a refusal by the rules carries the record as served, against which the process words states and order as the checks do
-  const [refs, refused, lateral] = references
+  // a refusal by the rules carries the fields of the record against which the process words states, order and parents as the checks do
+  const [refs, referencesRefuse, lateral] = references
     ? ['r.d', ` or r.d::text <> '{}'`, frag(` cross join lateral (select ${references.sql} as d) r`, references.bindings)]
     : [`'{}'::json`, '', frag('')];
   const verdict = frag(
     `${DIAG} as (select case ${first.sql} ` +
-      `when ${w.refused} or (${moves.sql}) is not true${refused} then json_build_object('references', ${refs}, 'existing', (${jsonRows(selectList(w.resource), `${OLD} ${ROW}`)})::json)::text ` +
+      `when ${w.refused} or (${moves.sql}) is not true${referencesRefuse} then json_build_object('references', ${refs}, 'existing', ${refusedRecord(w.resource)})::text ` +
       `else '{}' end as d from (select 1) w_one left join ${OLD} on true cross join ${V} cross join ${IN}${lateral.sql})`,
     [...first.bindings, ...moves.bindings, ...lateral.bindings],
   );

@@ -3,3 +3,7 @@
  * statement, so no declared table may start so (registry/compile.ts refuses one).
  */
 export const STATEMENT_PARTS = 'w_';
+
+/** The name of a part of the statement. */
+export const part = (name: string): string => `${STATEMENT_PARTS}${name}`;
+export const [IN, OLD, V, NEW, REF, DIAG] = [part('in'), part('old'), part('v'), part('new'), part('ref'), part('diag')];

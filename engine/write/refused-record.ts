@@ -1,0 +1,33 @@
+/**
+ * What a refused update answers of its record as it was: only the served fields the refusal's words
+ * read (a state's move, an order rule's two fields, the parent a link must share when the write
+ * leaves it), not the whole record. The whole record would put its link arrays and derived fields'
+ * subqueries in every PATCH's plan, which PostgreSQL sets up on each run though only a refusal reads
+ * them (about a tenth of a state PATCH's PostgreSQL time).
+ */
+import { findForeignKey, type Resource } from '../registry/resource.js';
+import { literal } from '../schema/model.js';
+import { selectParts } from '../storage/serialise.js';
+import { OLD } from './parts.js';
+
+function wordedFields(resource: Resource): Set<string> {
+  const names = new Set<string>();
+  for (const f of resource.fields) if (f.spec.type === 'state') names.add(f.name);
+  for (const rule of resource.rules) if (rule.kind === 'order') [rule.earlier, rule.later].forEach((n) => names.add(n));
+  for (const m of resource.manyToMany) if (m.spec.sameParent) names.add(findForeignKey(resource, m.spec.sameParent.local)!.name);
+  return names;
+}
+
+const built = new WeakMap<Resource, string>();
+
+/** SQL: the JSON object of those fields of the locked record (`OLD`), built once per resource. */
+export function refusedRecord(resource: Resource): string {
+  let sql = built.get(resource);
+  if (sql === undefined) {
+    const names = wordedFields(resource);
+    const parts = selectParts(resource, undefined, OLD).filter((p) => names.has(p.name));
+    sql = parts.length ? `json_build_object(${parts.map((p) => `${literal(p.name)}, ${p.sql}`).join(', ')})` : `'{}'::json`;
+    built.set(resource, sql);
+  }
+  return sql;
+}
