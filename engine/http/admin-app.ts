@@ -27,13 +27,13 @@ const TYPES: Record<string, string> = {
 
 /**
  * A file's answer; `no-cache` with an ETag: the browser asks every time, and gets 304 while it is
- * unchanged. `content` is made when first asked for (the metadata is most of a MiB, which most
- * processes never serve) and kept.
+ * unchanged. A function's content is made when first asked for (the metadata is most of a MiB,
+ * which most processes never serve) and kept.
  */
-function serving(type: string, content: () => Buffer | string) {
+function serving(type: string, content: Buffer | string | (() => string)) {
   let made: { body: Buffer | string; etag: string } | undefined;
   const make = () => {
-    const body = content();
+    const body = typeof content === 'function' ? content() : content;
     return { body, etag: createHash('sha256').update(body).digest('base64url').slice(0, 27) };
   };
   return (ctx: Context) => {
@@ -53,8 +53,7 @@ export function mountAdminApp(router: Router, registry: Registry, services: Read
   for (const file of fs.readdirSync(WEB_DIR)) {
     const type = TYPES[path.extname(file)];
     if (!type) continue;
-    const bytes = fs.readFileSync(path.join(WEB_DIR, file));
-    router.get(file === 'index.html' ? '/app' : `/app/${file}`, serving(type, () => bytes));
+    router.get(file === 'index.html' ? '/app' : `/app/${file}`, serving(type, fs.readFileSync(path.join(WEB_DIR, file))));
   }
   router.get('/app/metadata.json', serving(TYPES['.json']!, () => JSON.stringify(appMetadata(registry, services))));
 }

@@ -36,7 +36,7 @@ const recordColumns = (): Column[] => [
 
 function recordTable(resource: Resource, usersTable: string): Table {
   const t = emptyTable(resource.table, resource.path);
-  t.columns.push(...recordColumns());
+  t.columns.push(...resourceColumns(resource));
   t.primaryKey = ['id'];
   t.uniques.push({ columns: ['uuid'] }, { columns: ['remote_key'] });
   t.foreignKeys.push({ column: 'created_by', table: usersTable, onDelete: 'SET NULL' });
@@ -50,18 +50,22 @@ function fieldColumn(f: Field): Column {
   return { name: f.column!, type: sqlType(spec), nullable: f.nullable, default: value === undefined ? null : { sql: valueSql(value), value } };
 }
 
-const keyColumn = (fk: Resource['foreignKeys'][number]): Column => ({ name: fk.column, type: 'integer', nullable: !fk.required, default: null });
+/** Every column of `resource`'s table, in order: the record's, the stored fields', the foreign keys'. */
+const resourceColumns = (resource: Resource): Column[] => [
+  ...recordColumns(),
+  ...resource.fields.filter((f) => f.column).map(fieldColumn),
+  ...resource.foreignKeys.map((fk) => ({ name: fk.column, type: 'integer', nullable: !fk.required, default: null })),
+];
 
-function addFields(t: Table, resource: Resource): void {
+/** The constraints and indexes of `resource`'s fields and foreign keys. */
+function addConstraints(t: Table, resource: Resource): void {
   for (const f of resource.fields) {
     if (!f.column) continue;
-    t.columns.push(fieldColumn(f));
     const values = typeOf(f.spec).column(f.spec).values;
     if (values) t.checks.push({ column: f.column, values });
     if (f.spec.unique) t.uniques.push({ columns: [f.column] });
   }
   for (const fk of resource.foreignKeys) {
-    t.columns.push(keyColumn(fk));
     t.foreignKeys.push({ column: fk.column, table: fk.target.table, onDelete: ON_DELETE[fk.spec.onDelete] });
   }
   t.indexes.push(...indexesOf(resource));
@@ -73,8 +77,7 @@ const typesKept = new WeakMap<Resource, ReadonlyMap<string, string>>();
 export function columnTypes(resource: Resource): ReadonlyMap<string, string> {
   let types = typesKept.get(resource);
   if (types === undefined) {
-    const columns = [...recordColumns(), ...resource.fields.filter((f) => f.column).map(fieldColumn), ...resource.foreignKeys.map(keyColumn)];
-    typesKept.set(resource, (types = new Map(columns.map((c) => [c.name, c.type]))));
+    typesKept.set(resource, (types = new Map(resourceColumns(resource).map((c) => [c.name, c.type]))));
   }
   return types;
 }
@@ -111,7 +114,7 @@ export function desiredSchema(resources: readonly Resource[]): Schema {
   const schema: Schema = new Map();
   for (const r of resources) {
     const t = recordTable(r, users.table);
-    addFields(t, r);
+    addConstraints(t, r);
     schema.set(r.table, t);
   }
   for (const r of resources) joinTables(schema, r);

@@ -1,14 +1,15 @@
 /**
- * The database: a pg pool on `DATABASE_URL`, or embedded PGlite persisted under the data directory.
- * Values are serialised to JSON in SQL (see serialise.ts), so both drivers answer alike.
+ * The database: a pg pool on `DATABASE_URL`, each connection set up for the service's statements;
+ * without it, openDatabase opens the embedded PGlite (embedded.ts, loaded only then). Values are
+ * serialised to JSON in SQL (see serialise.ts), so both drivers answer alike.
  */
 import knexFactory, { type Knex } from 'knex';
 import type pg from 'pg';
 import { boundsOf, redactUrl, type DatabaseConfig } from '../config.js';
 import { StartupError } from '../startup-error.js';
+import { log } from './knex-log.js';
 import { SilenceWatch } from './silent-server.js';
 import { boundStatements, CUSTOM_PLANS, KEEP_HEAP } from './statements.js';
-import { LEFT_UNREAD } from './text-pieces.js';
 
 /** A server that does not answer fails a connection after this long instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -17,11 +18,6 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * connection is dropped: a server that works answers (with the statement's cancellation) well within it.
  */
 const SILENCE_GRACE_MS = 2_000;
-// a failed acquire also rejects the query that asked for it, which reports it; knex would add its
-// stack on stdout, among the JSON log lines. A connection that broke is replaced, and a request
-// that met the break reports it, so knex's note on discarding it adds nothing; nor does one closed on purpose.
-const REPORTED = /^(Acquire connection error|Connection Error: )/;
-export const log = { warn: (message: string) => void (REPORTED.test(message) || message.endsWith(LEFT_UNREAD) || process.stderr.write(`${message}\n`)) };
 
 /**
  * A channel every pooled server connection listens on. A session hears its own notifications

@@ -7,7 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
-import { log } from './connect.js';
+import { log } from './knex-log.js';
 import { lockDataDir } from './data-dir-lock.js';
 
 type ClientClass = typeof knexFactory.Client;
