@@ -38,7 +38,6 @@ import { closesCycle } from '../write/tree.js';
 import { rowsOf, uniqueIds, type Row } from './rows.js';
 import { rowValues, type Db } from './store.js';
 
-
 interface Link {
   m: ManyToManyRef;
   /** The new ids, sorted and without repeats, as the record serves them. */

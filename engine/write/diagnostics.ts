@@ -15,6 +15,10 @@ type LinkDiagnostic = { id: number; seen: boolean }[];
 /** Per write name: what the statement found wrong with a reference. */
 export type ReferenceDiagnostics = Record<string, KeyDiagnostic | LinkDiagnostic>;
 
+/** The fields of the record as it was that referenceErrors reads: the parent each `sameParent` link shares. */
+export const referenceReads = (resource: Resource): string[] =>
+  resource.manyToMany.flatMap((m) => (m.spec.sameParent ? [findForeignKey(resource, m.spec.sameParent.local)!.name] : []));
+
 /**
  * The field errors of `found` for a write of `values` over `existing` (the record as served; none
  * for a create): the parent a link must share is the one the record has after the write.

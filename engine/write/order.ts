@@ -11,6 +11,9 @@ export const outOfOrder = (rule: OrderRule): string => `Must not be before ${rul
 /** A value as its field's type compares it (a rule names declared fields only). */
 const comparable = (field: Field | undefined, v: unknown): number | string => (field ? typeOf(field.spec).compare(v) : String(v));
 
+/** The fields of the record as it was that checkOrder reads. */
+export const orderReads = (rule: OrderRule): string[] => [rule.earlier, rule.later];
+
 /** Files `outOfOrder` when `values` written over `existing` (the record as served; none for a create) break the rule. */
 export function checkOrder(c: { errors: FieldErrorCollector; existing: Record<string, unknown> | undefined }, resource: Resource, rule: OrderRule, values: Record<string, unknown>): void {
   const next = (name: string): unknown => (name in values ? values[name] : c.existing?.[name]);

@@ -5,18 +5,17 @@
  * subqueries in every PATCH's plan, which PostgreSQL sets up on each run though only a refusal reads
  * them (about a tenth of a state PATCH's PostgreSQL time).
  */
-import { findForeignKey, type Resource } from '../registry/resource.js';
+import type { Resource } from '../registry/resource.js';
 import { literal } from '../schema/model.js';
 import { selectParts } from '../storage/serialise.js';
+import { referenceReads } from './diagnostics.js';
+import { orderReads } from './order.js';
 import { OLD } from './parts.js';
+import { stateReads } from './state.js';
 
-function wordedFields(resource: Resource): Set<string> {
-  const names = new Set<string>();
-  for (const f of resource.fields) if (f.spec.type === 'state') names.add(f.name);
-  for (const rule of resource.rules) if (rule.kind === 'order') [rule.earlier, rule.later].forEach((n) => names.add(n));
-  for (const m of resource.manyToMany) if (m.spec.sameParent) names.add(findForeignKey(resource, m.spec.sameParent.local)!.name);
-  return names;
-}
+/** What the rules that word a refused update read of the record as it was, each as its rule says. */
+const wordedFields = (resource: Resource): Set<string> =>
+  new Set([...stateReads(resource), ...resource.rules.flatMap((rule) => (rule.kind === 'order' ? orderReads(rule) : [])), ...referenceReads(resource)]);
 
 const built = new WeakMap<Resource, string>();
 
