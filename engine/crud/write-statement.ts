@@ -18,7 +18,7 @@ import { CREATED_RECORD, createdRecord } from '../audit/capture-function.js';
 import { conflict, FieldErrorCollector, notFound, permissionDenied, preconditionFailed, ValidationError } from '../errors.js';
 import { referenceErrors, type ReferenceDiagnostics } from '../write/diagnostics.js';
 import type { RecordRule } from '../declare/index.js';
-import { findField, findForeignKey, type Field, type ManyToManyRef, type Resource } from '../registry/resource.js';
+import { findField, findForeignKey, type ManyToManyRef, type Resource } from '../registry/resource.js';
 import { mapDatabaseError } from '../storage/db-errors.js';
 import { buildSelectList, jsonRows, ROW, selectList } from '../storage/serialise.js';
 import { entityTagSql, type Precondition } from '../storage/entity-tag.js';
@@ -27,13 +27,13 @@ import { frag, joinFragments, q, TRUE, type Fragment } from '../storage/sql.js';
 import { columnTypes } from '../schema/desired.js';
 import { literal } from '../schema/model.js';
 import { overlaps, overlapSql, type Overlap } from '../write/no-overlap.js';
-import { straysSql } from '../write/shared-parent.js';
+import { sharedParentKey, straysSql } from '../write/shared-parent.js';
 import { stillReferenced, stillReferencedSql, type StillReferenced } from '../write/protect.js';
 import type { Validated, Values } from './body.js';
 import { checkOrder } from '../write/order.js';
 import { DIAG, IN, NEW, OLD, part, REF, V } from '../write/parts.js';
 import { refusedRecord } from '../write/refused-record.js';
-import { checkStates } from '../write/state.js';
+import { checkStates, stateFields } from '../write/state.js';
 import { closesCycle } from '../write/tree.js';
 import { rowsOf, uniqueIds, type Row } from './rows.js';
 import { rowValues, type Db } from './store.js';
@@ -85,8 +85,6 @@ export interface Write {
 /** An id list as one parameter, so the statement's text is the same for any number of ids. */
 export const intArray = (ids: readonly number[]): string => `{${ids.join(',')}}`;
 
-const stateFields = (resource: Resource): Field[] => resource.fields.filter((f) => f.spec.type === 'state');
-
 /** The statement's parameters as one row: the record's id (updates), its column values as JSON, the link lists. */
 function inputs(w: Write, id: number | undefined): Fragment {
   // the actor's settings are made as the parameters are read, before the write's row triggers fire
@@ -126,8 +124,8 @@ const visibleRef = (target: Resource, user: Principal): Fragment[] => {
 
 /** A record linked through `m` (`REF`, null when not found) that does not share the record's declared parent after the write. */
 function strays(w: Write, m: ManyToManyRef): string {
-  const same = m.spec.sameParent;
-  return same ? straysSql(m, REF, nextKey(w, findForeignKey(w.resource, same.local)!)) : 'false';
+  const local = sharedParentKey(w.resource, m);
+  return local ? straysSql(m, REF, nextKey(w, local)) : 'false';
 }
 
 /** `ids` (SQL rows of a column `id`) that are not visible records of `m`'s target or do not share the parent, as `[{id, seen}]`; null when none. */
@@ -159,8 +157,7 @@ export function referenceDiagnostics(w: Write): ReferenceDiagnostic[] {
   if (!w.update) return found;
   // a new parent: the records already linked must belong to it (checked when the key changes)
   for (const m of w.resource.manyToMany) {
-    const same = m.spec.sameParent;
-    const local = same && findForeignKey(w.resource, same.local)!;
+    const local = sharedParentKey(w.resource, m);
     if (!local || m.writeName in w.values || !(local.writeName in w.values)) continue;
     const { table, sourceColumn, targetColumn } = m.spec;
     const moved = `${OLD}.${q(local.column)} is distinct from ${V}.${q(local.column)}`;

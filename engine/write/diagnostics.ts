@@ -4,9 +4,9 @@
  * ids in the order they were sent.
  */
 import { FieldErrorCollector } from '../errors.js';
-import { findForeignKey, type Resource } from '../registry/resource.js';
+import type { Resource } from '../registry/resource.js';
 import { missingReference } from './reference.js';
-import { strayLink } from './shared-parent.js';
+import { sharedParentKey, strayLink } from './shared-parent.js';
 import { ownAncestor } from './tree.js';
 
 type KeyDiagnostic = { missing: unknown } | { cycle: unknown };
@@ -17,7 +17,7 @@ export type ReferenceDiagnostics = Record<string, KeyDiagnostic | LinkDiagnostic
 
 /** The fields of the record as it was that referenceErrors reads: the parent each `sameParent` link shares. */
 export const referenceReads = (resource: Resource): string[] =>
-  resource.manyToMany.flatMap((m) => (m.spec.sameParent ? [findForeignKey(resource, m.spec.sameParent.local)!.name] : []));
+  resource.manyToMany.flatMap((m) => sharedParentKey(resource, m)?.name ?? []);
 
 /**
  * The field errors of `found` for a write of `values` over `existing` (the record as served; none
@@ -41,7 +41,7 @@ export function referenceErrors(
     const d = found[m.writeName] as LinkDiagnostic | undefined;
     if (!d) continue;
     const byId = new Map(d.map((link) => [link.id, link]));
-    const local = m.spec.sameParent && findForeignKey(resource, m.spec.sameParent.local)!;
+    const local = sharedParentKey(resource, m);
     const parent = local && (local.writeName in values ? values[local.writeName] : existing?.[local.name]);
     // links sent, in the order sent; else those already linked that a new parent strands
     const ids = m.writeName in values ? new Set(values[m.writeName] as number[]) : d.map((link) => link.id);

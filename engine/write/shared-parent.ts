@@ -2,13 +2,17 @@
  * Rule (`sameParent` on a link): a linked record belongs to the parent the record has after the
  * write. Diagnostic: the linked record's id and the parent it should belong to.
  */
-import { findForeignKey, type ManyToManyRef } from '../registry/resource.js';
+import { findForeignKey, type ForeignKeyRef, type ManyToManyRef, type Resource } from '../registry/resource.js';
 import { q } from '../storage/sql.js';
 
 export interface StrayLink {
   target: unknown;
   parent: unknown;
 }
+
+/** The record's foreign key to the parent its link `m` shares; none when the link declares no `sameParent`. */
+export const sharedParentKey = (resource: Resource, m: ManyToManyRef): ForeignKeyRef | undefined =>
+  m.spec.sameParent && findForeignKey(resource, m.spec.sameParent.local)!;
 
 const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 

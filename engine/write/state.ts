@@ -26,8 +26,10 @@ export interface StateMove {
   to: string;
 }
 
+export const stateFields = (resource: Resource): Field[] => resource.fields.filter((f) => f.spec.type === 'state');
+
 /** The fields of the record as it was that checkStates reads. */
-export const stateReads = (resource: Resource): string[] => resource.fields.filter((f) => f.spec.type === 'state').map((f) => f.name);
+export const stateReads = (resource: Resource): string[] => stateFields(resource).map((f) => f.name);
 
 /** Files the errors of `values`' states written over `existing` (none: a create, which starts in an initial state); answers the moves. */
 export function checkStates(c: { errors: FieldErrorCollector; existing: Record<string, unknown> | undefined }, resource: Resource, values: Record<string, unknown>): StateMove[] {
